@@ -1,0 +1,15 @@
+"""GET /registry/2/hubIsolations.{json,xml}"""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS
+from ott.registry.models import HubIsolationList
+from ott.registry.params import AreaParams
+from ott.registry.service import list_hub_isolations
+from ott.registry.store import registry_store
+
+
+@api_handler(params=AreaParams, reply=HubIsolationList, formats=FORMATS)
+def lambda_handler(request: ApiRequest[AreaParams, None]) -> HubIsolationList:
+    """Isolations between hubs, of an area or of every area."""
+    return list_hub_isolations(registry_store(), request.params.area)

@@ -1,0 +1,15 @@
+"""GET /registry/2/hubs.{json,xml}"""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS
+from ott.registry.models import HubList
+from ott.registry.params import AreaParams
+from ott.registry.service import list_hubs
+from ott.registry.store import registry_store
+
+
+@api_handler(params=AreaParams, reply=HubList, formats=FORMATS)
+def lambda_handler(request: ApiRequest[AreaParams, None]) -> HubList:
+    """File-sharing hubs of an area, or of every area."""
+    return list_hubs(registry_store(), request.params.area)

@@ -1,0 +1,11 @@
+"""ANY /registry/2/{proxy+}: every registry path that no method serves."""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS, unknown_method
+
+
+@api_handler(reply=None, formats=FORMATS)
+def lambda_handler(request: ApiRequest[None, None]) -> None:
+    """Not a registry method: 400 for an unknown format, 501 otherwise."""
+    raise unknown_method(request.path)

@@ -1,0 +1,15 @@
+"""GET /registry/2/prefixes.{json,xml}"""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS
+from ott.registry.models import PrefixList
+from ott.registry.params import PrefixesParams
+from ott.registry.service import list_prefixes
+from ott.registry.store import registry_store
+
+
+@api_handler(params=PrefixesParams, reply=PrefixList, formats=FORMATS)
+def lambda_handler(request: ApiRequest[PrefixesParams, None]) -> PrefixList:
+    """Network prefixes of the given contractors and territories."""
+    return list_prefixes(registry_store(), request.params)

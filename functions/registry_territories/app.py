@@ -1,0 +1,15 @@
+"""GET /registry/2/territories.{json,xml}"""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS
+from ott.registry.models import TerritoryList
+from ott.registry.params import TerritoriesParams
+from ott.registry.service import list_territories
+from ott.registry.store import registry_store
+
+
+@api_handler(params=TerritoriesParams, reply=TerritoryList, formats=FORMATS)
+def lambda_handler(request: ApiRequest[TerritoriesParams, None]) -> TerritoryList:
+    """Territories: children of `territory`, or those matching `id`, `q` and `contractor`."""
+    return list_territories(registry_store(), request.params)

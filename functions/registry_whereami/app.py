@@ -1,0 +1,17 @@
+"""GET /registry/2/whereami.{json,xml}"""
+
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+from ott.registry.api import FORMATS, client_of
+from ott.registry.models import WhereAmI
+from ott.registry.params import WhereAmIParams
+from ott.registry.service import where_am_i
+from ott.registry.store import registry_store
+
+
+@api_handler(params=WhereAmIParams, reply=WhereAmI, formats=FORMATS)
+def lambda_handler(request: ApiRequest[WhereAmIParams, None]) -> WhereAmI:
+    """The client's contractor, territories and available services, detected from its IP address."""
+    params = request.params
+    client = client_of(request, params.client)
+    return where_am_i(registry_store(), client, territory=params.territory, contractor=params.contractor)

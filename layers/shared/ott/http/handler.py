@@ -1,0 +1,80 @@
+"""The decorator stack every API function uses: Logger with correlation id, Tracer, Metrics,
+request parsing, reply shaping and the error map."""
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import BaseModel
+
+from ott.errors import DomainError
+from ott.http.errors import error_reply, internal_error_reply
+from ott.http.reply import render
+from ott.http.request import ApiRequest, Reply
+from ott.observability import logger, metrics, tracer
+
+
+@dataclass(frozen=True)
+class RouteDoc:
+    """What a handler accepts and returns; the OpenAPI document is generated from it."""
+
+    params: type[BaseModel] | None
+    payload: type[BaseModel] | None
+    reply: type[BaseModel] | None
+    formats: tuple[str, ...]
+    summary: str
+    success_status: int = 200
+
+
+def api_handler(
+    *,
+    reply: type[BaseModel] | None,
+    params: type[BaseModel] | None = None,
+    payload: type[BaseModel] | None = None,
+    formats: tuple[str, ...] = ("json",),
+    success_status: int = 200,
+) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
+    def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
+        @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
+        @tracer.capture_lambda_handler
+        @metrics.log_metrics(capture_cold_start_metric=True)
+        @functools.wraps(handle)
+        def lambda_handler(event: dict, context: Any) -> dict:
+            fmt = format_of(event.get("path", ""), formats)
+            try:
+                request = ApiRequest.parse(event, fmt, params, payload)
+                result = handle(request)
+                if not isinstance(result, Reply):
+                    result = Reply(result, success_status)
+                response = render(result.body, fmt, result.status, result.headers)
+            except DomainError as error:
+                logger.info("request refused", extra={"error": error.code, "description": error.description})
+                response = error_reply(error, fmt)
+            except Exception:
+                logger.exception("request failed")
+                response = internal_error_reply(fmt)
+            count_reply(response["statusCode"])
+            return response
+
+        lambda_handler.route_doc = RouteDoc(  # type: ignore[attr-defined]
+            params, payload, reply, formats, (handle.__doc__ or "").strip(), success_status
+        )
+        return lambda_handler
+
+    return decorate
+
+
+def format_of(path: str, formats: tuple[str, ...]) -> str:
+    suffix = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
+    return suffix if suffix in formats else formats[0]
+
+
+def count_reply(status: int) -> None:
+    metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
+    if status >= 500:
+        metrics.add_metric(name="ServerErrors", unit=MetricUnit.Count, value=1)
+    elif status >= 400:
+        metrics.add_metric(name="ClientErrors", unit=MetricUnit.Count, value=1)

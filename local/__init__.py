@@ -1,0 +1,1 @@
+"""The local stack: template.yaml served without Docker, over moto's AWS emulator (see README)."""

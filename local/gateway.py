@@ -1,0 +1,176 @@
+"""A small API Gateway: serves every `Api` event route of template.yaml by invoking that function's
+handler in-process with a REST proxy event and a Lambda context."""
+
+import base64
+import importlib
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
+from werkzeug.routing import Map, Rule
+from werkzeug.serving import WSGIRequestHandler
+from werkzeug.wrappers import Request, Response
+
+from email.utils import formatdate
+
+from local.openapi import openapi_document
+from local.template import ACCOUNT, REGION, Function, Route, Template
+
+ANY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+@dataclass
+class LambdaContext:
+    function_name: str
+    aws_request_id: str
+    memory_limit_in_mb: int = 512
+    function_version: str = "$LATEST"
+    timeout_seconds: float = 10.0
+
+    def __post_init__(self) -> None:
+        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.function_name}"
+        self.log_group_name = f"/aws/lambda/{self.function_name}"
+        self.log_stream_name = "local"
+        self._deadline = time.monotonic() + self.timeout_seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def werkzeug_rule(path: str) -> str:
+    """/registry/2/{proxy+} → /registry/2/<path:proxy>; /x/{id} → /x/<id>."""
+    path = re.sub(r"\{(\w+)\+\}", r"<path:\1>", path)
+    return re.sub(r"\{(\w+)\}", r"<\1>", path)
+
+
+def handler_of(function: Function) -> Callable[[dict, Any], dict]:
+    return getattr(importlib.import_module(function.module), function.attribute)
+
+
+class Gateway:
+    def __init__(self, template: Template, base_url: str) -> None:
+        self.functions = {f.logical_id: f for f in template.functions()}
+        self.routes = [route for f in self.functions.values() for route in f.routes]
+        self.base_url = base_url
+        self.url_map = Map(
+            [
+                Rule(
+                    werkzeug_rule(route.path),
+                    methods=ANY_METHODS if route.method == "ANY" else [route.method],
+                    endpoint=route,
+                )
+                for route in self.routes
+            ]
+            + [Rule("/openapi.json", methods=["GET"], endpoint="openapi")],
+            strict_slashes=False,
+        )
+        self._openapi: dict | None = None
+
+    def __call__(self, environ: dict, start_response: Callable) -> Any:
+        return self.dispatch(Request(environ))(environ, start_response)
+
+    def dispatch(self, request: Request) -> Response:
+        adapter = self.url_map.bind_to_environ(request.environ)
+        try:
+            endpoint, values = adapter.match()
+        except NotFound:
+            return error_response(404, "not_found", "no such resource")
+        except MethodNotAllowed:
+            return error_response(405, "method_not_allowed", "this resource does not accept that method")
+        except HTTPException as error:
+            return error_response(error.code or 400, "bad_request", error.description or "bad request")
+        if endpoint == "openapi":
+            return json_response(self.openapi())
+        return self.invoke(endpoint, values, request)
+
+    def openapi(self) -> dict:
+        if self._openapi is None:
+            self._openapi = openapi_document(
+                self.routes, {k: handler_of(f) for k, f in self.functions.items()}, self.base_url
+            )
+        return self._openapi
+
+    def invoke(self, route: Route, values: dict[str, str], request: Request) -> Response:
+        function = self.functions[route.function]
+        event = proxy_event(route, values, request)
+        context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
+        reply = handler_of(function)(event, context)
+        body = reply.get("body") or ""
+        data = base64.b64decode(body) if reply.get("isBase64Encoded") else body.encode("utf-8")
+        response = Response(data, status=reply.get("statusCode", 200))
+        for name, value in (reply.get("headers") or {}).items():
+            response.headers[name] = value
+        for name, values_ in (reply.get("multiValueHeaders") or {}).items():
+            for value in values_:
+                response.headers.add(name, value)
+        return response
+
+
+def proxy_event(route: Route, values: dict[str, str], request: Request) -> dict[str, Any]:
+    raw = request.get_data()
+    try:
+        body, encoded = raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        body, encoded = base64.b64encode(raw).decode("ascii"), True
+    query = request.args
+    request_id = str(uuid.uuid4())
+    peer = request.remote_addr or "127.0.0.1"
+    # API Gateway appends the peer to X-Forwarded-For and says how the client connected.
+    forwarded = ", ".join(filter(None, [request.headers.get("X-Forwarded-For"), peer]))
+    headers = {
+        **dict(request.headers.items()),
+        "X-Forwarded-For": forwarded,
+        "X-Forwarded-Proto": request.scheme,
+        "X-Forwarded-Port": str(request.environ.get("SERVER_PORT", "")),
+    }
+    return {
+        "resource": route.path,
+        "path": request.path,
+        "httpMethod": request.method,
+        "headers": headers,
+        "multiValueHeaders": {name: [value] for name, value in headers.items()},
+        "queryStringParameters": {name: query.getlist(name)[-1] for name in query} or None,
+        "multiValueQueryStringParameters": {name: query.getlist(name) for name in query} or None,
+        "pathParameters": values or None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": route.path,
+            "httpMethod": request.method,
+            "path": request.path,
+            "stage": "local",
+            "requestId": request_id,
+            "accountId": ACCOUNT,
+            "apiId": "local",
+            "protocol": request.environ.get("SERVER_PROTOCOL", "HTTP/1.1"),
+            "domainName": request.host,
+            "requestTimeEpoch": int(time.time() * 1000),
+            "identity": {"sourceIp": peer, "userAgent": request.user_agent.string},
+        },
+        "body": body if raw else None,
+        "isBase64Encoded": encoded,
+    }
+
+
+def error_response(status: int, code: str, description: str) -> Response:
+    return json_response({"error": code, "error_description": description}, status)
+
+
+def json_response(document: dict, status: int = 200) -> Response:
+    response = Response(json.dumps(document), status=status, content_type="application/json; charset=UTF-8")
+    response.headers["Date"] = formatdate(usegmt=True)
+    return response
+
+
+class GatewayRequestHandler(WSGIRequestHandler):
+    """Sends the application's headers only: the functions set Date themselves, as behind API Gateway."""
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.send_response_only(code, message)
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass

@@ -1,0 +1,92 @@
+"""The OpenAPI 3 document of every route: paths from template.yaml, shapes from each handler's models."""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from local.template import Route
+from ott.http.errors import Error
+from ott.http.reply import CONTENT_TYPES
+
+REF = "#/components/schemas/{model}"
+DATE_HEADER = {"Date": {"description": "server time, RFC 1123", "schema": {"type": "string"}}}
+OPENAPI_METHODS = ["get", "post", "put", "patch", "delete"]
+
+
+def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_url: str) -> dict[str, Any]:
+    docs = {route: handlers[route.function].route_doc for route in routes}
+    models: set[type[BaseModel]] = {Error}
+    for doc in docs.values():
+        models.update(m for m in (doc.reply, doc.payload) if m is not None)
+    refs, definitions = models_json_schema(
+        [(model, "serialization") for model in models] + [(model, "validation") for model in models],
+        ref_template=REF,
+    )
+    schema_of = {model: refs[(model, "serialization")] for model in models}
+    paths: dict[str, dict[str, Any]] = {}
+    for route, doc in docs.items():
+        path = re.sub(r"\{(\w+)\+\}", r"{\1}", route.path)
+        methods = OPENAPI_METHODS if route.method == "ANY" else [route.method.lower()]
+        for method in methods:
+            paths.setdefault(path, {})[method] = operation(route, doc, method, schema_of, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "OTT platform", "version": "1.0.0"},
+        "servers": [{"url": base_url}],
+        "paths": paths,
+        "components": {"schemas": definitions.get("$defs", {})},
+    }
+
+
+def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) -> dict[str, Any]:
+    fmt = next((f for f in doc.formats if route.path.endswith(f".{f}")), doc.formats[0])
+    content_type = CONTENT_TYPES[fmt].split(";")[0]
+    suffix = "" if route.method != "ANY" else method.capitalize()
+    op: dict[str, Any] = {
+        "operationId": f"{route.function}{suffix}{fmt.capitalize()}",
+        "summary": doc.summary,
+        "parameters": [*query_parameters(doc.params), *path_parameters(route.path)],
+        "responses": {
+            "400": reply("invalid request", content_type, schema_of[Error]),
+        },
+    }
+    if doc.reply is not None:
+        op["responses"][str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
+    else:
+        op["responses"]["405"] = reply("method not allowed", content_type, schema_of[Error])
+        op["responses"]["501"] = reply("not implemented", content_type, schema_of[Error])
+    if doc.payload is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {content_type: {"schema": refs[(doc.payload, "validation")]}},
+        }
+    return op
+
+
+def reply(description: str, content_type: str, schema: dict) -> dict[str, Any]:
+    return {"description": description, "headers": DATE_HEADER, "content": {content_type: {"schema": schema}}}
+
+
+def query_parameters(params: type[BaseModel] | None) -> list[dict[str, Any]]:
+    if params is None:
+        return []
+    schema = params.model_json_schema()
+    required = set(schema.get("required", []))
+    return [
+        {"name": name, "in": "query", "required": name in required, "schema": strip_titles(spec)}
+        for name, spec in schema.get("properties", {}).items()
+    ]
+
+
+def path_parameters(path: str) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in re.findall(r"\{(\w+)\+?\}", path)
+    ]
+
+
+def strip_titles(spec: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in spec.items() if key != "title"}

@@ -1,0 +1,98 @@
+"""The local stack: moto's server as the AWS emulator, the template's resources, demo data, and the gateway."""
+
+import json
+import os
+import socket
+import threading
+import urllib.request
+from pathlib import Path
+
+from moto.server import ThreadedMotoServer
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from local.gateway import Gateway, GatewayRequestHandler
+from local.resources import create_all
+from local.template import REGION, Template
+from ott.aws import client, reset_clients
+from ott.config import reset_settings
+
+DEMO = Path(__file__).resolve().parent / "demo"
+EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class LocalStack:
+    def __init__(self, host: str = "127.0.0.1", port: int = 3000) -> None:
+        self.host, self.port = host, port
+        self.base_url = f"http://{host}:{port}"
+        self.template = Template()
+        self._moto: ThreadedMotoServer | None = None
+        self._http: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the emulator, create resources, load demo data, and serve HTTP in a background thread."""
+        self._start_emulator()
+        create_all(self.template, client)
+        self._load_demo_data()
+        self._http = make_server(
+            self.host,
+            self.port,
+            Gateway(self.template, self.base_url),
+            threaded=True,
+            request_handler=GatewayRequestHandler,
+        )
+        self._thread = threading.Thread(target=self._http.serve_forever, name="gateway", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+        if self._moto is not None:
+            self._moto.stop()
+
+    def _start_emulator(self) -> None:
+        port = free_port()
+        self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        self._moto.start()
+        endpoint = f"http://127.0.0.1:{port}"
+        os.environ.update(
+            {
+                "AWS_ENDPOINT_URL": endpoint,
+                "AWS_ACCESS_KEY_ID": "local",
+                "AWS_SECRET_ACCESS_KEY": "local",
+                "AWS_DEFAULT_REGION": REGION,
+                "MOTO_PORT": str(port),  # moto's Step Functions executor calls back into this server
+                **self.template.environment(),
+            }
+        )
+        request = urllib.request.Request(
+            f"{endpoint}/moto-api/config", data=json.dumps(EMULATOR_CONFIG).encode(), method="POST"
+        )
+        urllib.request.urlopen(request, timeout=10).close()  # noqa: S310 - the emulator on loopback
+        reset_clients()
+        reset_settings()
+
+    def _load_demo_data(self) -> None:
+        from ops.registry_load import load
+
+        load(DEMO / "registry.yaml", self.template.physical_name("RegistryTable"), client("dynamodb"))
+
+    def banner(self) -> str:
+        prefixes = sorted({route.path.split("/")[1] for f in self.template.functions() for route in f.routes})
+        lines = [
+            f"OTT platform local stack on {self.base_url}",
+            f"  OpenAPI document: {self.base_url}/openapi.json",
+            "  services:",
+            *[f"    {self.base_url}/{prefix}/" for prefix in prefixes],
+            f"  try: curl {self.base_url}/registry/2/whereami.json",
+            "  demo data: local/demo/ (registry.yaml)",
+            "Ctrl-C stops everything.",
+        ]
+        return "\n".join(lines)

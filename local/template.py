@@ -1,0 +1,126 @@
+"""template.yaml read as the local stack and the tests need it: functions, their routes and environment,
+and the resources they name. CloudFormation intrinsics are resolved the way the local stack names things."""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cfnlint.decode import decode
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "template.yaml"
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+ARN_SERVICES = {"AWS::DynamoDB::Table": "dynamodb"}
+
+
+@dataclass(frozen=True)
+class Route:
+    path: str  # API Gateway form, e.g. /registry/2/{proxy+}
+    method: str  # upper case, or ANY
+    function: str  # logical id
+
+
+@dataclass(frozen=True)
+class Function:
+    logical_id: str
+    module: str  # importable module of the handler, e.g. functions.registry_whereami.app
+    attribute: str
+    environment: dict[str, str]
+    routes: list[Route] = field(default_factory=list)
+
+
+def load(path: Path = TEMPLATE) -> dict[str, Any]:
+    template, problems = decode(str(path))
+    if template is None:
+        raise ValueError(f"cannot read {path}: {problems}")
+    return template
+
+
+class Template:
+    def __init__(self, document: dict[str, Any] | None = None) -> None:
+        self.document = document if document is not None else load()
+        self.resources: dict[str, dict[str, Any]] = dict(self.document.get("Resources", {}))
+        self.parameters = {
+            name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()
+        }
+
+    def of_type(self, kind: str) -> dict[str, dict[str, Any]]:
+        return {name: spec for name, spec in self.resources.items() if spec.get("Type") == kind}
+
+    def physical_name(self, logical_id: str) -> str:
+        """Resources are named after their logical ids locally (CloudFormation would add a suffix)."""
+        return self.resources[logical_id].get("Properties", {}).get("TableName", logical_id)
+
+    def arn(self, logical_id: str) -> str:
+        service = ARN_SERVICES[self.resources[logical_id]["Type"]]
+        return f"arn:aws:{service}:{REGION}:{ACCOUNT}:table/{self.physical_name(logical_id)}"
+
+    def resolve(self, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float, bool)):
+            return str(value).lower() if isinstance(value, bool) else str(value)
+        if isinstance(value, dict) and len(value) == 1:
+            ((name, argument),) = value.items()
+            if name == "Ref":
+                return self._ref(argument)
+            if name == "Fn::GetAtt":
+                resource, attribute = argument if isinstance(argument, list) else argument.split(".", 1)
+                return self._get_att(resource, attribute)
+            if name == "Fn::Sub" and isinstance(argument, str):
+                return re.sub(r"\$\{([^}]+)\}", lambda m: self._sub(m.group(1)), argument)
+        raise ValueError(f"the local stack cannot resolve {value!r}")
+
+    def _ref(self, name: str) -> str:
+        pseudo = {"AWS::Region": REGION, "AWS::AccountId": ACCOUNT, "AWS::StackName": "ott-local"}
+        if name in pseudo:
+            return pseudo[name]
+        if name in self.parameters:
+            return self.parameters[name]
+        return self.physical_name(name)
+
+    def _get_att(self, resource: str, attribute: str) -> str:
+        if attribute == "Arn":
+            return self.arn(resource)
+        raise ValueError(f"the local stack cannot resolve {resource}.{attribute}")
+
+    def _sub(self, expression: str) -> str:
+        if "." in expression:
+            return self._get_att(*expression.split(".", 1))
+        return self._ref(expression)
+
+    def functions(self) -> list[Function]:
+        defaults = self.document.get("Globals", {}).get("Function", {})
+        default_env = defaults.get("Environment", {}).get("Variables", {})
+        found = []
+        for logical_id, spec in self.of_type("AWS::Serverless::Function").items():
+            props = spec.get("Properties", {})
+            variables = {**default_env, **props.get("Environment", {}).get("Variables", {})}
+            code = props["CodeUri"].strip("/").replace("/", ".")
+            module, attribute = props["Handler"].rsplit(".", 1)
+            routes = [
+                Route(event["Properties"]["Path"], event["Properties"]["Method"].upper(), logical_id)
+                for event in props.get("Events", {}).values()
+                if event.get("Type") == "Api"
+            ]
+            found.append(
+                Function(
+                    logical_id=logical_id,
+                    module=f"{code}.{module}",
+                    attribute=attribute,
+                    environment={name: self.resolve(value) for name, value in variables.items()},
+                    routes=routes,
+                )
+            )
+        return found
+
+    def environment(self) -> dict[str, str]:
+        """The union of every function's environment; one process serves them all, so none may disagree."""
+        merged: dict[str, str] = {}
+        for function in self.functions():
+            for name, value in function.environment.items():
+                if merged.setdefault(name, value) != value:
+                    raise ValueError(f"functions disagree on {name}; the local stack needs one value")
+        return merged

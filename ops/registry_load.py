@@ -1,0 +1,68 @@
+"""Load registry data (contractors, territories, areas, hubs, isolations, prefixes, services) from a
+YAML or JSON file into the registry table. The whole file is validated first; nothing is written
+when any entry is invalid. The load replaces what the table held before.
+
+    python -m ops.registry_load FILE (--table NAME | --stack STACK) [--check]
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import boto3
+import yaml
+
+from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
+from ott.registry.store import DynamoRegistryStore
+
+
+def read_catalog(path: Path) -> CatalogSnapshot:
+    text = path.read_text(encoding="utf-8")
+    try:
+        document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        raise CatalogError([f"{path}: not readable as {path.suffix.lstrip('.') or 'YAML'}: {error}"]) from None
+    return compile_catalog(parse_catalog(document))
+
+
+def load(path: Path, table: str, dynamodb: Any) -> CatalogSnapshot:
+    snapshot = read_catalog(path)
+    DynamoRegistryStore(dynamodb, table, reports_table="").replace_catalog(snapshot)
+    return snapshot
+
+
+def table_of_stack(stack: str) -> str:
+    outputs = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    return next(o["OutputValue"] for o in outputs if o["OutputKey"] == "RegistryTableName")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", type=Path)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--table", help="registry table name")
+    target.add_argument("--stack", help="deployed stack whose RegistryTableName output names the table")
+    target.add_argument("--check", action="store_true", help="validate only; write nothing")
+    args = parser.parse_args(argv)
+    try:
+        if args.check:
+            snapshot = read_catalog(args.file)
+        else:
+            table = args.table or table_of_stack(args.stack)
+            snapshot = load(args.file, table, boto3.client("dynamodb"))
+    except CatalogError as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(
+        f"{'valid' if args.check else 'loaded'}: {len(snapshot.contractors)} contractors, "
+        f"{len(snapshot.territories)} territories, {len(snapshot.areas)} areas, {len(snapshot.hubs)} hubs, "
+        f"{len(snapshot.hub_isolations)} hub isolations, {len(snapshot.prefixes)} prefixes, "
+        f"{len(snapshot.index.services)} services"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
