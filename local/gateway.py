@@ -9,19 +9,16 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import Any
 
-from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
-from werkzeug.routing import Map, Rule
+from werkzeug.exceptions import HTTPException, NotFound
+from werkzeug.routing import BaseConverter, Map, Rule
 from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Request, Response
 
-from email.utils import formatdate
-
 from local.openapi import openapi_document
-from local.template import ACCOUNT, REGION, Function, Route, Template
-
-ANY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+from local.template import ACCOUNT, ANY_METHODS, REGION, Function, Route, Template
 
 
 @dataclass
@@ -42,9 +39,16 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+class GreedyConverter(BaseConverter):
+    """{proxy+}: one or more path segments of any characters, as API Gateway matches them."""
+
+    regex = r"(?s:.+)"
+    part_isolating = False
+
+
 def werkzeug_rule(path: str) -> str:
-    """/registry/2/{proxy+} → /registry/2/<path:proxy>; /x/{id} → /x/<id>."""
-    path = re.sub(r"\{(\w+)\+\}", r"<path:\1>", path)
+    """/registry/2/{proxy+} → /registry/2/<greedy:proxy>; /x/{id} → /x/<id>."""
+    path = re.sub(r"\{(\w+)\+\}", r"<greedy:\1>", path)
     return re.sub(r"\{(\w+)\}", r"<\1>", path)
 
 
@@ -57,17 +61,16 @@ class Gateway:
         self.functions = {f.logical_id: f for f in template.functions()}
         self.routes = [route for f in self.functions.values() for route in f.routes]
         self.base_url = base_url
+        # As in API Gateway, a path picks its resource first, then the resource picks the method:
+        # a method the resource lacks is refused, it never falls through to a greedy {proxy+} resource.
+        self.resources: dict[str, dict[str, Route]] = {}
+        for route in self.routes:
+            self.resources.setdefault(route.path, {})[route.method] = route
         self.url_map = Map(
-            [
-                Rule(
-                    werkzeug_rule(route.path),
-                    methods=ANY_METHODS if route.method == "ANY" else [route.method],
-                    endpoint=route,
-                )
-                for route in self.routes
-            ]
-            + [Rule("/openapi.json", methods=["GET"], endpoint="openapi")],
+            [Rule(werkzeug_rule(path), endpoint=path) for path in self.resources]
+            + [Rule("/openapi.json", endpoint="openapi")],
             strict_slashes=False,
+            converters={"greedy": GreedyConverter},
         )
         self._openapi: dict | None = None
 
@@ -80,13 +83,18 @@ class Gateway:
             endpoint, values = adapter.match()
         except NotFound:
             return error_response(404, "not_found", "no such resource")
-        except MethodNotAllowed:
-            return error_response(405, "method_not_allowed", "this resource does not accept that method")
         except HTTPException as error:
             return error_response(error.code or 400, "bad_request", error.description or "bad request")
         if endpoint == "openapi":
             return json_response(self.openapi())
-        return self.invoke(endpoint, values, request)
+        methods = self.resources[endpoint]
+        route = methods.get(request.method) or (methods.get("ANY") if request.method in ANY_METHODS else None)
+        if route is None:
+            response = error_response(405, "method_not_allowed", "this resource does not accept that method")
+            allowed = [m for name in methods for m in (ANY_METHODS if name == "ANY" else [name])]
+            response.headers["Allow"] = ", ".join(sorted(allowed))
+            return response
+        return self.invoke(route, values, request)
 
     def openapi(self) -> dict:
         if self._openapi is None:

@@ -7,13 +7,12 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from local.template import Route
+from local.template import ANY_METHODS, Route
 from ott.http.errors import Error
 from ott.http.reply import CONTENT_TYPES
 
 REF = "#/components/schemas/{model}"
 DATE_HEADER = {"Date": {"description": "server time, RFC 1123", "schema": {"type": "string"}}}
-OPENAPI_METHODS = ["get", "post", "put", "patch", "delete"]
 
 
 def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_url: str) -> dict[str, Any]:
@@ -29,7 +28,7 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
     paths: dict[str, dict[str, Any]] = {}
     for route, doc in docs.items():
         path = re.sub(r"\{(\w+)\+\}", r"{\1}", route.path)
-        methods = OPENAPI_METHODS if route.method == "ANY" else [route.method.lower()]
+        methods = [m.lower() for m in (ANY_METHODS if route.method == "ANY" else [route.method])]
         for method in methods:
             paths.setdefault(path, {})[method] = operation(route, doc, method, schema_of, refs)
     return {
@@ -76,7 +75,7 @@ def query_parameters(params: type[BaseModel] | None) -> list[dict[str, Any]]:
     schema = params.model_json_schema()
     required = set(schema.get("required", []))
     return [
-        {"name": name, "in": "query", "required": name in required, "schema": strip_titles(spec)}
+        {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec)}
         for name, spec in schema.get("properties", {}).items()
     ]
 
@@ -88,5 +87,8 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
     ]
 
 
-def strip_titles(spec: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in spec.items() if key != "title"}
+def wire_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter's schema as text on the wire: an absent parameter is not a null one."""
+    options = [option for option in spec.get("anyOf", []) if option.get("type") != "null"]
+    wire = options[0] if len(options) == 1 else spec
+    return {key: value for key, value in wire.items() if key not in ("title", "default")}

@@ -72,10 +72,10 @@ class LocalStack:
                 **self.template.environment(),
             }
         )
-        request = urllib.request.Request(
+        switch_on = urllib.request.Request(  # noqa: S310 - the emulator on loopback
             f"{endpoint}/moto-api/config", data=json.dumps(EMULATOR_CONFIG).encode(), method="POST"
         )
-        urllib.request.urlopen(request, timeout=10).close()  # noqa: S310 - the emulator on loopback
+        urllib.request.urlopen(switch_on, timeout=10).close()  # noqa: S310
         reset_clients()
         reset_settings()
 

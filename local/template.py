@@ -13,6 +13,8 @@ TEMPLATE = ROOT / "template.yaml"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 ARN_SERVICES = {"AWS::DynamoDB::Table": "dynamodb"}
+# What an API Gateway `ANY` method stands for.
+ANY_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """An API Gateway (REST, proxy integration) event seen as a request."""
 
 import base64
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from ipaddress import ip_address
@@ -44,7 +43,7 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
     ) -> "ApiRequest[Any, Any]":
         query = event.get("queryStringParameters") or {}
         parsed_params = validate(params, query) if params else None
-        parsed_payload = validate(payload, read_body(event, fmt)) if payload else None
+        parsed_payload = parse_payload(payload, event, fmt) if payload else None
         return cls(event=event, format=fmt, params=parsed_params, payload=parsed_payload)
 
     @cached_property
@@ -90,21 +89,20 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         return f"{scheme}://{host}{stage}"
 
 
-def read_body(event: dict[str, Any], fmt: str) -> dict[str, Any]:
+def parse_payload(model: type[BaseModel], event: dict[str, Any], fmt: str) -> BaseModel:
+    """The body in the request's format. JSON is validated strictly (no `false` for a number);
+    XML carries only text, so its values are converted."""
     raw = event.get("body") or ""
     if event.get("isBase64Encoded"):
         raw = base64.b64decode(raw).decode("utf-8", errors="replace")
     if not raw.strip():
         raise InvalidInput("the request body is required")
     if fmt == "xml":
-        return from_xml(raw)
+        return validate(model, from_xml(raw))
     try:
-        document = json.loads(raw)
-    except ValueError:
-        raise InvalidInput("the body is not valid JSON") from None
-    if not isinstance(document, dict):
-        raise InvalidInput("the body must be a JSON object")
-    return document
+        return model.model_validate_json(raw, strict=True)
+    except ValidationError as error:
+        raise InvalidInput(describe(error)) from None
 
 
 def validate(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:

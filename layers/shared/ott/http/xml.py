@@ -39,7 +39,11 @@ def from_xml(body: str | bytes) -> dict[str, Any]:
     except (ParseError, DefusedXmlException, ValueError) as error:
         raise InvalidInput(f"the body is not acceptable XML: {type(error).__name__}") from None
     content = _read(root)
-    return content if isinstance(content, dict) else {}
+    if isinstance(content, str):
+        if content:
+            raise InvalidInput(f"<{root.tag}> must hold elements, not text")
+        return {}
+    return content
 
 
 def _read(element: Element) -> Any:

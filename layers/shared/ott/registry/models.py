@@ -3,7 +3,7 @@
 Field names on the wire are the spec's; enums travel by name, the service type by its string identifier.
 """
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,7 +17,7 @@ class WireModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
-class ServiceType(str, Enum):
+class ServiceType(StrEnum):
     """Service.Type: the member name is the enum name, the value the string identifier used on the wire."""
 
     FILMS = "films"
@@ -49,19 +49,19 @@ class ServiceType(str, Enum):
     WEATHER = "weather"
 
 
-class ApiType(str, Enum):
+class ApiType(StrEnum):
     FILMS = "FILMS"
     IPTV = "IPTV"
     TV_RECORDS = "TV_RECORDS"
 
 
-class PrivateOfficeIdiom(str, Enum):
+class PrivateOfficeIdiom(StrEnum):
     WEB = "WEB"
     TV = "TV"
     MOBILE = "MOBILE"
 
 
-class ProfileType(str, Enum):
+class ProfileType(StrEnum):
     SQUARE_SOLID = "SQUARE_SOLID"
     LAUNCHER = "LAUNCHER"
     LAUNCHER_KIDS = "LAUNCHER_KIDS"
@@ -71,7 +71,7 @@ class ProfileType(str, Enum):
     LAUNCHER_VERTICAL_KIDS = "LAUNCHER_VERTICAL_KIDS"
 
 
-class TthSearch(str, Enum):
+class TthSearch(StrEnum):
     NONE = "NONE"
     WITHPRIO = "WITHPRIO"
     FULL = "FULL"

@@ -1,5 +1,6 @@
 """Query parameters of the registry methods, as they arrive in the query string."""
 
+import re
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
@@ -9,12 +10,20 @@ from ott.registry.models import ServiceType, UInt32
 
 def _split(value: object) -> object:
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",")]
+        return value.split(",")
     return value
 
 
+def _whole_number(value: object) -> object:
+    """Query values are text: only plain decimal digits make an id (not "0.0", "1e3" or "+7")."""
+    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,10}", value):
+        raise ValueError("must be a whole number")
+    return value
+
+
+Id = Annotated[UInt32, BeforeValidator(_whole_number), WithJsonSchema({"type": "string", "pattern": r"^[0-9]+$"})]
 IdList = Annotated[
-    list[UInt32],
+    list[Id],
     BeforeValidator(_split),
     Field(min_length=1, max_length=100),
     WithJsonSchema({"type": "string", "pattern": r"^[0-9]+(,[0-9]+)*$", "description": "comma-separated ids"}),
@@ -25,7 +34,6 @@ ServiceList = Annotated[
     Field(min_length=1, max_length=30),
     WithJsonSchema({"type": "string", "description": "comma-separated service identifiers"}),
 ]
-Id = Annotated[UInt32, WithJsonSchema({"type": "string", "pattern": r"^[0-9]+$"})]
 ClientId = Annotated[
     str,
     Field(pattern=r"^[a-z0-9_]+(-[a-z0-9_]+)+$", max_length=64, description="<product>-<platform>"),
@@ -48,7 +56,7 @@ class TerritoriesParams(Params):
     territory: Id = 0
     contractor: Id | None = None
     q: NameQuery | None = None
-    parents: Annotated[int, Field(ge=0, le=32), WithJsonSchema({"type": "string", "pattern": "^[0-9]+$"})] = 0
+    parents: Annotated[Id, Field(le=32)] = 0
 
 
 class ContractorsParams(Params):

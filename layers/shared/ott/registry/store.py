@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-
 from ott.registry.catalog import (
     CatalogIndex,
     CatalogSnapshot,

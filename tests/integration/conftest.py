@@ -1,0 +1,51 @@
+import copy
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ops.registry_load import load
+from ott.aws import client
+from tests.conftest import DEMO_REGISTRY, ROOT, TEMPLATE
+
+EVENTS = ROOT / "events"
+
+
+class Context:
+    function_name = "integration-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:integration-test"
+    aws_request_id = "00000000-0000-0000-0000-000000000001"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000
+
+
+def sample_event(function: str) -> dict[str, Any]:
+    return json.loads((EVENTS / f"{function}.json").read_text(encoding="utf-8"))
+
+
+def invoke(function: str, *, path=None, query=..., body=..., source_ip=None, method=None) -> dict[str, Any]:
+    """Run a function's handler on its sample event from events/, with the given changes."""
+    event = copy.deepcopy(sample_event(function))
+    if path is not None:
+        event["path"] = path
+    if query is not ...:
+        event["queryStringParameters"] = query
+    if body is not ...:
+        event["body"] = body
+    if source_ip is not None:
+        event["requestContext"]["identity"]["sourceIp"] = source_ip
+    if method is not None:
+        event["httpMethod"] = method
+    handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+    return handler(event, Context())
+
+
+@pytest.fixture
+def registry(aws: None) -> Path:
+    """The demo registry data loaded into the emulated table."""
+    load(DEMO_REGISTRY, TEMPLATE.physical_name("RegistryTable"), client("dynamodb"))
+    return DEMO_REGISTRY

@@ -1,0 +1,94 @@
+"""The operator's load command: validate everything first, then replace the registry's data."""
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from ops.registry_load import main
+from tests.conftest import DEMO_REGISTRY, SHARED_DATA
+from tests.integration.conftest import invoke
+
+
+def items(dynamodb) -> list[dict]:
+    return dynamodb.scan(TableName="RegistryTable")["Items"]
+
+
+def test_the_demo_file_loads_and_is_served(aws, dynamodb, capsys):
+    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
+    assert "2 contractors, 9 territories" in capsys.readouterr().out
+    assert json.loads(invoke("registry_areas", query={"area": "2"})["body"])["areas"][0]["name"] == "Санкт-Петербург"
+
+
+def test_an_invalid_file_writes_nothing(aws, dynamodb, tmp_path, capsys):
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    document["prefixes"].append({"CIDR": "192.0.2.0/24", "contractor": 42})
+    document["territories"].append({"territoryId": 99, "name": "Нигде", "parentId": 77})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown contractor 42" in err and "unknown territory 77" in err
+    assert items(dynamodb) == []
+
+
+def test_a_file_that_is_not_yaml_writes_nothing(aws, dynamodb, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    assert items(dynamodb) == []
+
+
+def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
+    main([str(DEMO_REGISTRY), "--table", "RegistryTable"])
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    document["hubIsolations"] = []
+    document["prefixes"] = [p for p in document["prefixes"] if p["CIDR"] != "198.51.100.0/24"]
+    smaller = tmp_path / "smaller.json"
+    smaller.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert main([str(smaller), "--table", "RegistryTable"]) == 0
+    kinds = [item["pk"]["S"] for item in items(dynamodb)]
+    assert "ISOLATION" not in kinds
+    assert kinds.count("PREFIX") == len(document["prefixes"])
+
+
+def russian_rows(name: str) -> list[dict[str, str]]:
+    with open(SHARED_DATA / "iptv-org-database" / name, encoding="utf-8") as table:
+        return [row for row in csv.DictReader(table) if row["country"] == "RU"]
+
+
+@pytest.fixture
+def russian_territories(tmp_path):
+    """A three-level tree from iptv-org's database: Russia, its 83 subdivisions and 577 cities."""
+    subdivisions = russian_rows("subdivisions.csv")
+    cities = russian_rows("cities.csv")
+    ids = {row["code"]: 100 + i for i, row in enumerate(subdivisions)}
+    territories = [{"territoryId": 1, "name": "Russia", "parentId": 0, "content_languages": ["ru"]}]
+    territories += [{"territoryId": ids[r["code"]], "name": r["name"], "parentId": 1} for r in subdivisions]
+    territories += [
+        {"territoryId": 10_000 + i, "name": r["name"], "parentId": ids.get(r["subdivision"], 1)}
+        for i, r in enumerate(cities)
+    ]
+    document = {"territories": territories}
+    path = tmp_path / "russia.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path, len(subdivisions), len(cities)
+
+
+def test_a_real_territory_tree_loads_and_is_browsable(aws, russian_territories):
+    path, subdivisions, cities = russian_territories
+    assert main([str(path), "--table", "RegistryTable"]) == 0
+    assert (subdivisions, cities) == (83, 577)
+
+    def territories(**query):
+        reply = invoke("registry_territories", path="/registry/2/territories.json", query=query)
+        return json.loads(reply["body"])["territories"]
+
+    top = territories(territory="1")
+    assert {t["name"] for t in top} >= {"Moskva", "Sankt-Peterburg"}
+    assert len(top) == subdivisions + 1  # one city in the data has no subdivision
+    (moscow,) = [t for t in territories(q="MOSCOW", parents="3")]
+    assert moscow["isLeaf"] is True
+    assert moscow["parent"]["name"] == "Moskva"
+    assert moscow["parent"]["parent"]["name"] == "Russia"

@@ -1,0 +1,56 @@
+"""The local stack started as `make run` starts it, in a child process, and reached over HTTP."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+from local.stack import free_port
+from tests.conftest import ROOT
+
+
+@dataclass
+class RunningStack:
+    url: str
+    process: subprocess.Popen
+    output: Path
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)  # what Ctrl-C sends
+        return self.process.wait(timeout=20)
+
+
+def start_stack(log: Path) -> RunningStack:
+    port = free_port()
+    env = {**os.environ, "PORT": str(port)}
+    env.pop("AWS_ENDPOINT_URL", None)
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "local"], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
+    stack = RunningStack(f"http://127.0.0.1:{port}", process, log)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the local stack exited early:\n{log.read_text()}")
+        try:
+            if requests.get(f"{stack.url}/openapi.json", timeout=2).ok:
+                return stack
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"the local stack did not start:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory) -> Iterator[RunningStack]:
+    running = start_stack(tmp_path_factory.mktemp("stack") / "output.log")
+    yield running
+    running.stop()

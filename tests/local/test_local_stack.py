@@ -1,0 +1,56 @@
+"""`make run`: the registry served over real HTTP from template.yaml's routes, with demo data."""
+
+import socket
+from email.utils import parsedate_to_datetime
+
+import requests
+from openapi_spec_validator import validate
+
+from tests.conftest import TEMPLATE
+from tests.local.conftest import start_stack
+
+
+def test_the_banner_names_the_base_url_and_every_service(stack):
+    banner = stack.output.read_text()
+    assert f"OTT platform local stack on {stack.url}" in banner
+    assert f"{stack.url}/registry/" in banner
+
+
+def test_whereami_maps_the_local_machine_to_the_demo_contractor(stack):
+    reply = requests.get(f"{stack.url}/registry/2/whereami.json", timeout=10)
+    assert reply.status_code == 200
+    answer = reply.json()
+    assert answer["contractor"]["brandName"] == "Демо ТВ"
+    assert answer["territories"][0]["name"] == "Москва"
+    assert answer["ipAddress"] == "127.0.0.1"
+    # The registry points at the services of this very stack.
+    assert answer["services"][0]["apiVersions"][0]["location"] == f"{stack.url}/registry/2/"
+
+
+def test_every_reply_carries_a_date_header(stack):
+    for path in ["/registry/2/territories.xml", "/registry/2/prefixes.json", "/registry/2/nothing.json", "/nowhere"]:
+        reply = requests.get(f"{stack.url}{path}", timeout=10)
+        assert parsedate_to_datetime(reply.headers["Date"]).tzinfo is not None, path
+    assert requests.get(f"{stack.url}/nowhere", timeout=10).status_code == 404
+
+
+def test_known_info_over_http_in_xml(stack):
+    body = "<KnownInfo><contractorName>Новый</contractorName><parentTerritoryId>1</parentTerritoryId></KnownInfo>"
+    reply = requests.post(f"{stack.url}/registry/2/knownInfo.xml", data=body.encode(), timeout=10)
+    assert reply.status_code == 201
+    assert "<KnownInfoReceipt><id>" in reply.text
+
+
+def test_the_openapi_document_is_valid_and_covers_every_route(stack):
+    document = requests.get(f"{stack.url}/openapi.json", timeout=10).json()
+    validate(document)
+    routes = {route.path.replace("+", "") for f in TEMPLATE.functions() for route in f.routes}
+    assert routes == set(document["paths"])
+
+
+def test_ctrl_c_stops_everything(tmp_path):
+    stack = start_stack(tmp_path / "output.log")
+    port = int(stack.url.rsplit(":", 1)[1])
+    assert stack.stop() == 0
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
