@@ -1,0 +1,1 @@
+"""`make bench`: cold-start cost of every function and the DynamoDB calls of each request."""

@@ -1,0 +1,14 @@
+import sys
+
+from bench.coldstart import report_cold_starts
+from bench.dynamodb_calls import report_dynamodb_calls
+
+
+def main() -> int:
+    failures = report_cold_starts() + report_dynamodb_calls()
+    print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
