@@ -18,7 +18,7 @@ from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Request, Response
 
 from local.openapi import openapi_document
-from local.template import ACCOUNT, ANY_METHODS, REGION, Function, Route, Template
+from local.template import ACCOUNT, ANY_METHODS, REGION, Authorizer, Function, Route, Template
 
 
 @dataclass
@@ -59,6 +59,7 @@ def handler_of(function: Function) -> Callable[[dict, Any], dict]:
 class Gateway:
     def __init__(self, template: Template, base_url: str) -> None:
         self.functions = {f.logical_id: f for f in template.functions()}
+        self.authorizers = template.authorizers()
         self.routes = [route for f in self.functions.values() for route in f.routes]
         self.base_url = base_url
         # As in API Gateway, a path picks its resource first, then the resource picks the method:
@@ -106,6 +107,10 @@ class Gateway:
     def invoke(self, route: Route, values: dict[str, str], request: Request) -> Response:
         function = self.functions[route.function]
         event = proxy_event(route, values, request)
+        if route.authorizer:
+            refusal = self.authorize(self.authorizers[route.authorizer], event)
+            if refusal is not None:
+                return refusal
         context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
         reply = handler_of(function)(event, context)
         body = reply.get("body") or ""
@@ -117,6 +122,35 @@ class Gateway:
             for value in values_:
                 response.headers.add(name, value)
         return response
+
+    def authorize(self, authorizer: Authorizer, event: dict[str, Any]) -> Response | None:
+        """Run a REQUEST authorizer as API Gateway does: a raised "Unauthorized" and a Deny are answered with
+        the template's gateway responses; an Allow passes its context on to the function."""
+        function = self.functions[authorizer.function]
+        method_arn = f"arn:aws:execute-api:{REGION}:{ACCOUNT}:local/local/{event['httpMethod']}{event['path']}"
+        request = {**event, "type": "REQUEST", "methodArn": method_arn}
+        context = LambdaContext(function.logical_id, event["requestContext"]["requestId"])
+        try:
+            decision = handler_of(function)(request, context)
+        except Exception as error:
+            if str(error) == "Unauthorized":
+                return gateway_response(authorizer.unauthorized, 401)
+            raise
+        statements = decision.get("policyDocument", {}).get("Statement", [])
+        if not statements or any(statement.get("Effect") != "Allow" for statement in statements):
+            return gateway_response(authorizer.access_denied, 403)
+        event["requestContext"]["authorizer"] = {**decision.get("context", {}), "principalId": decision["principalId"]}
+        return None
+
+
+def gateway_response(spec: dict[str, Any], default_status: int) -> Response:
+    """A GatewayResponses entry of the template: its status, static headers ('quoted') and JSON template."""
+    body = spec.get("ResponseTemplates", {}).get("application/json", "")
+    response = Response(body, status=int(spec.get("StatusCode", default_status)), content_type="application/json")
+    for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items():
+        response.headers[name] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
+    response.headers["Date"] = formatdate(usegmt=True)
+    return response
 
 
 def proxy_event(route: Route, values: dict[str, str], request: Request) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from ott.http.reply import CONTENT_TYPES
 
 REF = "#/components/schemas/{model}"
 DATE_HEADER = {"Date": {"description": "server time, RFC 1123", "schema": {"type": "string"}}}
+LOCATION_HEADER = {"Location": {"description": "where the browser goes next", "schema": {"type": "string"}}}
+FORM = "application/x-www-form-urlencoded"
 
 
 def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_url: str) -> dict[str, Any]:
@@ -36,7 +38,10 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
         "info": {"title": "OTT platform", "version": "1.0.0"},
         "servers": [{"url": base_url}],
         "paths": paths,
-        "components": {"schemas": definitions.get("$defs", {})},
+        "components": {
+            "schemas": definitions.get("$defs", {}),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
     }
 
 
@@ -44,24 +49,33 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     fmt = next((f for f in doc.formats if route.path.endswith(f".{f}")), doc.formats[0])
     content_type = CONTENT_TYPES[fmt].split(";")[0]
     suffix = "" if route.method != "ANY" else method.capitalize()
+    # A route that answers with pages (authorize) sends its errors as pages or as JSON.
+    error_types = [content_type] + ([doc.content_type] if doc.content_type else [])
+    error = {
+        "description": "error",
+        "headers": DATE_HEADER,
+        "content": {t: {"schema": schema_of[Error]} for t in error_types},
+    }
+    responses: dict[str, Any] = {"400": error, **{str(status): error for status in doc.statuses if status >= 400}}
+    for status in doc.statuses:
+        if status < 400:
+            responses[str(status)] = {"description": "redirect", "headers": {**DATE_HEADER, **LOCATION_HEADER}}
+    if doc.reply is not None:
+        responses[str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
+    elif doc.content_type:
+        responses[str(doc.success_status)] = reply("success", doc.content_type, {"type": "string"})
     op: dict[str, Any] = {
         "operationId": f"{route.function}{suffix}{fmt.capitalize()}",
         "summary": doc.summary,
         "parameters": [*query_parameters(doc.params), *path_parameters(route.path)],
-        "responses": {
-            "400": reply("invalid request", content_type, schema_of[Error]),
-        },
+        "responses": responses,
     }
-    if doc.reply is not None:
-        op["responses"][str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
-    else:
-        op["responses"]["405"] = reply("method not allowed", content_type, schema_of[Error])
-        op["responses"]["501"] = reply("not implemented", content_type, schema_of[Error])
     if doc.payload is not None:
-        op["requestBody"] = {
-            "required": True,
-            "content": {content_type: {"schema": refs[(doc.payload, "validation")]}},
-        }
+        body_type = FORM if doc.payload_format == "form" else content_type
+        op["requestBody"] = {"required": True, "content": {body_type: {"schema": refs[(doc.payload, "validation")]}}}
+    if route.authorizer:
+        # A route whose handler asks for a scope needs the token; elsewhere a token is optional.
+        op["security"] = [{"bearer": []}] if doc.scope else [{"bearer": []}, {}]
     return op
 
 

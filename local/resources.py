@@ -1,5 +1,7 @@
 """Create the template's resources in an (emulated) AWS account, from template.yaml itself."""
 
+import secrets
+import string
 from typing import Any
 
 from local.template import Template
@@ -27,6 +29,19 @@ def create_tables(template: Template, dynamodb: Any) -> list[str]:
     return created
 
 
+def create_secrets(template: Template, secretsmanager: Any) -> None:
+    """Secrets with GenerateSecretString get a fresh random value, as CloudFormation would give them."""
+    for logical_id, spec in template.of_type("AWS::SecretsManager::Secret").items():
+        props = spec.get("Properties", {})
+        generate = props.get("GenerateSecretString", {})
+        alphabet = string.ascii_letters + string.digits
+        value = props.get("SecretString") or "".join(
+            secrets.choice(alphabet) for _ in range(int(generate.get("PasswordLength", 32)))
+        )
+        secretsmanager.create_secret(Name=template.physical_name(logical_id), SecretString=value)
+
+
 def create_all(template: Template, clients: Any) -> None:
     """`clients(service)` gives a boto3 client of the emulated account."""
     create_tables(template, clients("dynamodb"))
+    create_secrets(template, clients("secretsmanager"))

@@ -7,16 +7,37 @@ import threading
 import urllib.request
 from pathlib import Path
 
+import yaml
 from moto.server import ThreadedMotoServer
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from local.gateway import Gateway, GatewayRequestHandler
 from local.resources import create_all
 from local.template import REGION, Template
+from ott.auth.admin import create_user, register_client
+from ott.auth.store import DynamoAuthStore
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
 
 DEMO = Path(__file__).resolve().parent / "demo"
+
+
+def seed_auth(store: DynamoAuthStore) -> None:
+    """The demo clients and users of local/demo/auth.yaml."""
+    demo = yaml.safe_load((DEMO / "auth.yaml").read_text(encoding="utf-8"))
+    for entry in demo["clients"]:
+        register_client(
+            store,
+            entry["client_id"],
+            entry["name"],
+            entry["grant_types"],
+            entry.get("redirect_uris", []),
+            secret=entry["secret"],
+        )
+    for entry in demo["users"]:
+        create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))
+
+
 EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
 
 
@@ -83,6 +104,7 @@ class LocalStack:
         from ops.registry_load import load
 
         load(DEMO / "registry.yaml", self.template.physical_name("RegistryTable"), client("dynamodb"))
+        seed_auth(DynamoAuthStore(client("dynamodb"), self.template.physical_name("AuthTable")))
 
     def banner(self) -> str:
         prefixes = sorted({route.path.split("/")[1] for f in self.template.functions() for route in f.routes})
@@ -92,7 +114,10 @@ class LocalStack:
             "  services:",
             *[f"    {self.base_url}/{prefix}/" for prefix in prefixes],
             f"  try: curl {self.base_url}/registry/2/whereami.json",
-            "  demo data: local/demo/ (registry.yaml)",
+            "  demo data: local/demo/ (registry.yaml, auth.yaml)",
+            "  demo client: demo-tv / demo-tv-secret (all four grants; redirect URIs",
+            "               http://127.0.0.1:8765/callback and http://localhost:8765/callback)",
+            "  demo user:   demo@example.com / demo-password",
             "Ctrl-C stops everything.",
         ]
         return "\n".join(lines)

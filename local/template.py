@@ -22,6 +22,14 @@ class Route:
     path: str  # API Gateway form, e.g. /registry/2/{proxy+}
     method: str  # upper case, or ANY
     function: str  # logical id
+    authorizer: str | None = None  # name in the API's Auth.Authorizers
+
+
+@dataclass(frozen=True)
+class Authorizer:
+    function: str  # logical id of the authorizer function
+    unauthorized: dict[str, Any]  # the API's gateway responses for a missing token and for a Deny
+    access_denied: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,8 @@ class Template:
 
     def physical_name(self, logical_id: str) -> str:
         """Resources are named after their logical ids locally (CloudFormation would add a suffix)."""
-        return self.resources[logical_id].get("Properties", {}).get("TableName", logical_id)
+        props = self.resources[logical_id].get("Properties", {})
+        return props.get("TableName") or props.get("Name") or logical_id
 
     def arn(self, logical_id: str) -> str:
         service = ARN_SERVICES[self.resources[logical_id]["Type"]]
@@ -103,7 +112,12 @@ class Template:
             code = props["CodeUri"].strip("/").replace("/", ".")
             module, attribute = props["Handler"].rsplit(".", 1)
             routes = [
-                Route(event["Properties"]["Path"], event["Properties"]["Method"].upper(), logical_id)
+                Route(
+                    event["Properties"]["Path"],
+                    event["Properties"]["Method"].upper(),
+                    logical_id,
+                    self._authorizer_of(event["Properties"]),
+                )
                 for event in props.get("Events", {}).values()
                 if event.get("Type") == "Api"
             ]
@@ -116,6 +130,29 @@ class Template:
                     routes=routes,
                 )
             )
+        return found
+
+    def _api(self, event_properties: dict[str, Any]) -> dict[str, Any]:
+        api = event_properties.get("RestApiId", {}).get("Ref")
+        return self.resources.get(api, {}).get("Properties", {}) if api else {}
+
+    def _authorizer_of(self, event_properties: dict[str, Any]) -> str | None:
+        name = event_properties.get("Auth", {}).get("Authorizer") or self._api(event_properties).get("Auth", {}).get(
+            "DefaultAuthorizer"
+        )
+        return None if name in (None, "NONE") else name
+
+    def authorizers(self) -> dict[str, Authorizer]:
+        """Every API's Lambda authorizers with the gateway responses that answer for them."""
+        found = {}
+        for spec in self.of_type("AWS::Serverless::Api").values():
+            props = spec.get("Properties", {})
+            responses = props.get("GatewayResponses", {})
+            for name, authorizer in props.get("Auth", {}).get("Authorizers", {}).items():
+                function = authorizer["FunctionArn"]["Fn::GetAtt"][0]
+                found[name] = Authorizer(
+                    function, responses.get("UNAUTHORIZED", {}), responses.get("ACCESS_DENIED", {})
+                )
         return found
 
     def environment(self) -> dict[str, str]:

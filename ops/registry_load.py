@@ -14,6 +14,7 @@ from typing import Any
 import boto3
 import yaml
 
+from ops.target import add_target, table_name
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
 from ott.registry.store import DynamoRegistryStore
 
@@ -33,25 +34,16 @@ def load(path: Path, table: str, dynamodb: Any) -> CatalogSnapshot:
     return snapshot
 
 
-def table_of_stack(stack: str) -> str:
-    outputs = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    return next(o["OutputValue"] for o in outputs if o["OutputKey"] == "RegistryTableName")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--table", help="registry table name")
-    target.add_argument("--stack", help="deployed stack whose RegistryTableName output names the table")
-    target.add_argument("--check", action="store_true", help="validate only; write nothing")
+    add_target(parser, check=True)
     args = parser.parse_args(argv)
     try:
         if args.check:
             snapshot = read_catalog(args.file)
         else:
-            table = args.table or table_of_stack(args.stack)
-            snapshot = load(args.file, table, boto3.client("dynamodb"))
+            snapshot = load(args.file, table_name(args, "RegistryTableName"), boto3.client("dynamodb"))
     except CatalogError as error:
         print(error, file=sys.stderr)
         return 2

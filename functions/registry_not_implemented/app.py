@@ -5,7 +5,7 @@ from ott.http.request import ApiRequest
 from ott.registry.api import FORMATS, unknown_method
 
 
-@api_handler(reply=None, formats=FORMATS)
+@api_handler(reply=None, formats=FORMATS, statuses=(405, 501))
 def lambda_handler(request: ApiRequest[None, None]) -> None:
     """Not a registry method: 400 for an unknown format, 501 otherwise."""
     raise unknown_method(request.path)

@@ -13,5 +13,6 @@ from ott.registry.store import registry_store
 def lambda_handler(request: ApiRequest[WhereAmIParams, None]) -> WhereAmI:
     """The client's contractor, territories and available services, detected from its IP address."""
     params = request.params
-    client = client_of(request, params.client)
+    # A bearer token names the client for certain; the `client` parameter is only a claim.
+    client = client_of(request, request.principal.get("clientId") or params.client)
     return where_am_i(registry_store(), client, territory=params.territory, contractor=params.contractor)

@@ -24,7 +24,9 @@ def test_whereami_maps_the_local_machine_to_the_demo_contractor(stack):
     assert answer["territories"][0]["name"] == "Москва"
     assert answer["ipAddress"] == "127.0.0.1"
     # The registry points at the services of this very stack.
-    assert answer["services"][0]["apiVersions"][0]["location"] == f"{stack.url}/registry/2/"
+    locations = {s["type"]: s["apiVersions"][0]["location"] for s in answer["services"]}
+    assert locations["registry"] == f"{stack.url}/registry/2/"
+    assert locations["auth"] == f"{stack.url}/auth/2/"
 
 
 def test_every_reply_carries_a_date_header(stack):

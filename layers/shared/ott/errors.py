@@ -27,3 +27,31 @@ class MethodNotAllowed(DomainError):
 
 class MethodNotImplemented(DomainError):
     code = "not_implemented"
+
+
+class Unauthenticated(DomainError):
+    """No credentials were sent where they are required."""
+
+    code = "unauthorized"
+
+
+class InvalidToken(DomainError):
+    """The bearer token is wrong, expired or revoked."""
+
+    code = "invalid_token"
+
+
+class InsufficientScope(DomainError):
+    code = "insufficient_scope"
+
+    def __init__(self, description: str, scope: str) -> None:
+        super().__init__(description)
+        self.scope = scope
+
+
+class TooManyRequests(DomainError):
+    code = "too_many_requests"
+
+    def __init__(self, description: str, retry_after: int) -> None:
+        super().__init__(description)
+        self.retry_after = retry_after

@@ -3,13 +3,23 @@
 from pydantic import BaseModel
 
 from ott import errors
+from ott.auth import errors as oauth
 from ott.http.reply import render
 
+REALM = 'realm="ott"'
 STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
     errors.InvalidInput: 400,
+    errors.Unauthenticated: 401,
+    errors.InvalidToken: 401,
+    errors.InsufficientScope: 403,
     errors.NotFound: 404,
     errors.MethodNotAllowed: 405,
+    errors.TooManyRequests: 429,
     errors.MethodNotImplemented: 501,
+    oauth.InvalidClient: 401,
+    oauth.ExpiringTokenAsRefresh: 401,
+    oauth.AccessDenied: 403,
+    oauth.OAuthError: 400,
 }
 
 
@@ -27,8 +37,24 @@ def status_of(error: errors.DomainError) -> int:
     return 400
 
 
+def headers_of(error: errors.DomainError) -> dict[str, str]:
+    """RFC 6750 §3 for bearer errors (no `error` attribute when no token was sent), RFC 6749 §5.2 for clients."""
+    if isinstance(error, errors.Unauthenticated):
+        return {"WWW-Authenticate": f"Bearer {REALM}"}
+    if isinstance(error, errors.InvalidToken):
+        return {"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'}
+    if isinstance(error, errors.InsufficientScope):
+        return {"WWW-Authenticate": f'Bearer {REALM}, error="insufficient_scope", scope="{error.scope}"'}
+    if isinstance(error, oauth.InvalidClient | oauth.ExpiringTokenAsRefresh):
+        return {"WWW-Authenticate": f"Basic {REALM}"}
+    if isinstance(error, errors.TooManyRequests):
+        return {"Retry-After": str(error.retry_after)}
+    return {}
+
+
 def error_reply(error: errors.DomainError, fmt: str) -> dict:
-    return render(Error(error=error.code, error_description=error.description), fmt, status_of(error))
+    body = Error(error=error.code, error_description=error.description)
+    return render(body, fmt, status_of(error), {**headers_of(error), "Cache-Control": "no-store"})
 
 
 def internal_error_reply(fmt: str) -> dict:

@@ -6,15 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
-from ott.errors import DomainError
+from ott.errors import DomainError, InsufficientScope, Unauthenticated
 from ott.http.errors import error_reply, internal_error_reply
 from ott.http.reply import render
 from ott.http.request import ApiRequest, Reply
-from ott.observability import logger, metrics, tracer
+from ott.observability import logger, metrics, observed
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,10 @@ class RouteDoc:
     formats: tuple[str, ...]
     summary: str
     success_status: int = 200
+    payload_format: str | None = None
+    content_type: str | None = None  # of a reply that is not a model (a page)
+    statuses: tuple[int, ...] = ()  # other statuses the route answers with, besides 200/400/500
+    scope: str | None = None
 
 
 def api_handler(
@@ -35,17 +38,20 @@ def api_handler(
     params: type[BaseModel] | None = None,
     payload: type[BaseModel] | None = None,
     formats: tuple[str, ...] = ("json",),
+    payload_format: str | None = None,
     success_status: int = 200,
+    scope: str | None = None,
+    content_type: str | None = None,
+    statuses: tuple[int, ...] = (),
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
     def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
-        @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
-        @tracer.capture_lambda_handler
-        @metrics.log_metrics(capture_cold_start_metric=True)
         @functools.wraps(handle)
         def lambda_handler(event: dict, context: Any) -> dict:
             fmt = format_of(event.get("path", ""), formats)
             try:
-                request = ApiRequest.parse(event, fmt, params, payload)
+                if scope is not None:
+                    require_scope(event, scope)
+                request = ApiRequest.parse(event, fmt, params, payload, payload_format)
                 result = handle(request)
                 if not isinstance(result, Reply):
                     result = Reply(result, success_status)
@@ -59,12 +65,31 @@ def api_handler(
             count_reply(response["statusCode"])
             return response
 
+        lambda_handler = observed(lambda_handler)
         lambda_handler.route_doc = RouteDoc(  # type: ignore[attr-defined]
-            params, payload, reply, formats, (handle.__doc__ or "").strip(), success_status
+            params,
+            payload,
+            reply,
+            formats,
+            (handle.__doc__ or "").strip(),
+            success_status,
+            payload_format,
+            content_type,
+            statuses,
+            scope,
         )
         return lambda_handler
 
     return decorate
+
+
+def require_scope(event: dict, scope: str) -> None:
+    """The route's bearer authorizer let the request in; the token must also carry `scope`."""
+    principal = event.get("requestContext", {}).get("authorizer") or {}
+    if not principal.get("accountId"):
+        raise Unauthenticated("a bearer token is required")
+    if scope not in str(principal.get("scope", "")).split():
+        raise InsufficientScope(f"the token does not grant {scope!r}", scope)
 
 
 def format_of(path: str, formats: tuple[str, ...]) -> str:

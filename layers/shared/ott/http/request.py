@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from ipaddress import ip_address
 from typing import Any, Generic, TypeVar
+from urllib.parse import parse_qsl, unquote_plus
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,9 +20,9 @@ PayloadT = TypeVar("PayloadT", bound=BaseModel | None)
 
 @dataclass(frozen=True)
 class Reply:
-    """A reply body with a status other than 200, or extra headers."""
+    """A reply with a status other than the handler's usual one, extra headers, or a text body (a page)."""
 
-    body: BaseModel | None
+    body: BaseModel | str | None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -40,11 +41,46 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         fmt: str,
         params: type[BaseModel] | None,
         payload: type[BaseModel] | None,
+        payload_format: str | None = None,
     ) -> "ApiRequest[Any, Any]":
         query = event.get("queryStringParameters") or {}
         parsed_params = validate(params, query) if params else None
-        parsed_payload = parse_payload(payload, event, fmt) if payload else None
+        parsed_payload = parse_payload(payload, event, payload_format or fmt) if payload else None
         return cls(event=event, format=fmt, params=parsed_params, payload=parsed_payload)
+
+    @property
+    def query(self) -> dict[str, str]:
+        return self.event.get("queryStringParameters") or {}
+
+    @cached_property
+    def form(self) -> dict[str, str]:
+        """An application/x-www-form-urlencoded body; empty when there is none."""
+        return parse_form(body_text(self.event))
+
+    @cached_property
+    def bearer_token(self) -> str | None:
+        """RFC 6750: the Authorization header (recommended) or the `access_token` parameter."""
+        scheme, _, credentials = self.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and credentials.strip():
+            return credentials.strip()
+        return self.query.get("access_token") or None
+
+    @cached_property
+    def basic_credentials(self) -> tuple[str, str] | None:
+        """RFC 6749 §2.3.1 client credentials in an Authorization: Basic header."""
+        scheme, _, encoded = self.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "basic":
+            return None
+        try:
+            user, _, password = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
+        except (ValueError, UnicodeDecodeError):
+            raise InvalidInput("malformed Basic credentials") from None
+        return unquote_plus(user), unquote_plus(password)
+
+    @property
+    def principal(self) -> dict[str, Any]:
+        """What the API's bearer authorizer passed on (empty when the route has none or no token came)."""
+        return self.event.get("requestContext", {}).get("authorizer") or {}
 
     @cached_property
     def headers(self) -> dict[str, str]:
@@ -89,16 +125,37 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         return f"{scheme}://{host}{stage}"
 
 
-def parse_payload(model: type[BaseModel], event: dict[str, Any], fmt: str) -> BaseModel:
-    """The body in the request's format. JSON is validated strictly (no `false` for a number);
-    XML carries only text, so its values are converted."""
+def body_text(event: dict[str, Any]) -> str:
     raw = event.get("body") or ""
     if event.get("isBase64Encoded"):
         raw = base64.b64decode(raw).decode("utf-8", errors="replace")
+    return raw
+
+
+def parse_form(raw: str) -> dict[str, str]:
+    """Form fields; a field sent twice is refused (RFC 6749 §3.1)."""
+    fields: dict[str, str] = {}
+    try:
+        pairs = parse_qsl(raw, keep_blank_values=True, strict_parsing=False, max_num_fields=100)
+    except ValueError:
+        raise InvalidInput("too many form fields") from None
+    for name, value in pairs:
+        if name in fields:
+            raise InvalidInput(f"parameter {name[:32]!r} is repeated")
+        fields[name] = value
+    return fields
+
+
+def parse_payload(model: type[BaseModel], event: dict[str, Any], fmt: str) -> BaseModel:
+    """The body in the given format. JSON is validated strictly (no `false` for a number);
+    XML and forms carry only text, so their values are converted."""
+    raw = body_text(event)
     if not raw.strip():
         raise InvalidInput("the request body is required")
     if fmt == "xml":
         return validate(model, from_xml(raw))
+    if fmt == "form":
+        return validate(model, parse_form(raw))
     try:
         return model.model_validate_json(raw, strict=True)
     except ValidationError as error:

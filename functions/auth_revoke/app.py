@@ -1,0 +1,14 @@
+"""POST /auth/2/revoke"""
+
+from ott.auth.models import Revocation, RevokeForm
+from ott.auth.store import auth_store
+from ott.auth.tokens import revoke
+from ott.http.handler import api_handler
+from ott.http.request import ApiRequest
+
+
+@api_handler(payload=RevokeForm, payload_format="form", reply=Revocation, statuses=(401,))
+def lambda_handler(request: ApiRequest[None, RevokeForm]) -> Revocation:
+    """RFC 7009 token revocation."""
+    revoke(auth_store(), request.payload, request.basic_credentials)
+    return Revocation()

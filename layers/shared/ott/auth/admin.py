@@ -1,0 +1,105 @@
+"""What operators do to the auth service: register clients, create personal accounts, import v1 tokens."""
+
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ott.auth.crypto import hash_password, token_hash
+from ott.auth.policy import GRANTS, SCOPES
+from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
+from ott.auth.sessions import new_account_id
+from ott.auth.store import AuthStore, created
+from ott.errors import InvalidInput
+
+CLIENT_ID = re.compile(r"^[a-z0-9_]+(-[a-z0-9_]+)+$")  # <product>-<platform>, as the registry names clients
+
+
+def register_client(
+    store: AuthStore,
+    client_id: str,
+    name: str,
+    grant_types: Iterable[str],
+    redirect_uris: Iterable[str] = (),
+    scopes: Iterable[str] = SCOPES,
+    access_ttl: int = 3600,
+    secret: str | None = None,
+) -> str:
+    """Store a new client with its secret's hash; return the secret (generated unless given)."""
+    grants, uris, granted = list(grant_types), list(redirect_uris), list(scopes)
+    if not CLIENT_ID.fullmatch(client_id):
+        raise InvalidInput("client_id must look like <product>-<platform>")
+    if unknown := set(grants) - set(GRANTS):
+        raise InvalidInput(f"unknown grant types: {sorted(unknown)}")
+    if unknown := set(granted) - set(SCOPES):
+        raise InvalidInput(f"unknown scopes: {sorted(unknown)}")
+    if "authorization_code" in grants and not uris:
+        raise InvalidInput("authorization_code needs at least one redirect URI")
+    if not 60 <= access_ttl <= 86_400:
+        raise InvalidInput("access_ttl must be between 60 and 86400 seconds")
+    secret = secret or secrets.token_urlsafe(32)
+    client = Client(
+        client_id=client_id,
+        secret_hash=token_hash(secret),
+        name=name,
+        grant_types=grants,
+        redirect_uris=uris,
+        scopes=granted,
+        access_ttl=access_ttl,
+    )
+    store.commit([created(client)])
+    return secret
+
+
+def create_user(
+    store: AuthStore, username: str, password: str, cid: int | None = None, confirmed_phone: str | None = None
+) -> int:
+    """A personal account with its login, and an empty data tree; return the account id."""
+    if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", username) or len(username) > 254:
+        raise InvalidInput("username must be an e-mail address")
+    if len(password) < 8:
+        raise InvalidInput("password must be at least 8 characters")
+    account_id = new_account_id()
+    store.commit(
+        [
+            created(Credentials(username=username, account_id=account_id, password_hash=hash_password(password))),
+            created(
+                Account(
+                    account_id=account_id,
+                    anonymous=False,
+                    username=username,
+                    cid=cid,
+                    confirmed_phone=confirmed_phone,
+                )
+            ),
+            created(DataTree(account_id=account_id)),
+        ]
+    )
+    return account_id
+
+
+@dataclass(frozen=True)
+class LegacyToken:
+    token: str
+    account_id: int
+    client_id: str
+    anonymous: bool = False
+    expires_at: int | None = None  # most v1 tokens have none
+
+
+def import_legacy(store: AuthStore, tokens: Iterable[LegacyToken], scopes: Iterable[str] = SCOPES) -> int:
+    """v1 tokens keep working as access tokens until one is sent as a refresh token (spec 4.A rule 4)."""
+    count = 0
+    scope = " ".join(scopes)
+    for legacy in tokens:
+        record = AccessToken(
+            token_hash=token_hash(legacy.token),
+            account_id=legacy.account_id,
+            client_id=legacy.client_id,
+            anonymous=legacy.anonymous,
+            scope=scope,
+            expires_at=legacy.expires_at,
+        )
+        store.commit([created(record)])
+        count += 1
+    return count

@@ -1,0 +1,39 @@
+"""Bearer tokens at the gate (RFC 6750): what the API's Lambda authorizer decides."""
+
+from typing import Any
+
+from ott.auth.crypto import token_hash
+from ott.auth.records import AccessToken
+from ott.auth.store import AuthStore
+
+UNAUTHORIZED = "Unauthorized"  # the exception message API Gateway turns into its 401 UNAUTHORIZED reply
+
+
+def decide(store: AuthStore, token: str | None, method_arn: str, required: bool) -> dict[str, Any]:
+    """An IAM policy for API Gateway. No token: 401 without `error` (or let the request in when the token
+    is optional). A wrong, expired or revoked token: Deny, which the template answers 401 invalid_token."""
+    if not token:
+        if required:
+            raise PermissionError(UNAUTHORIZED)
+        return policy("anonymous", "Allow", method_arn, {})
+    access = store.get(AccessToken, token_hash(token))
+    if access is None:
+        return policy("invalid", "Deny", method_arn, {})
+    context = {
+        "accountId": str(access.account_id),
+        "clientId": access.client_id,
+        "anonymous": "true" if access.anonymous else "false",
+        "scope": access.scope,
+    }
+    return policy(str(access.account_id), "Allow", method_arn, context)
+
+
+def policy(principal: str, effect: str, method_arn: str, context: dict[str, str]) -> dict[str, Any]:
+    return {
+        "principalId": principal,
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": effect, "Resource": method_arn}],
+        },
+        "context": context,
+    }

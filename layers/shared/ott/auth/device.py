@@ -1,0 +1,81 @@
+"""The PIN and device-code flow (spec document 1, 1.A.6 and 3.A): a device waits with a device code
+while the user confirms its PIN in an application that is already signed in."""
+
+import re
+from dataclasses import dataclass
+
+from ott.auth import errors
+from ott.auth.crypto import keyed_hash, new_pin, new_token, token_hash
+from ott.auth.keys import AuthKeys
+from ott.auth.models import DeviceCodeReply, PinConfirmation
+from ott.auth.policy import AuthPolicy
+from ott.auth.records import AccessToken, Client, DeviceAuthorization, Pin
+from ott.auth.store import AuthStore, ConcurrentChange, Delete, changed, created
+from ott.errors import TooManyRequests
+
+HOUR = 3600
+PIN_ATTEMPTS = 5  # fresh PINs tried before giving up on a (very unlikely) run of collisions
+
+
+def start(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, client_id: str, now: int) -> DeviceCodeReply:
+    client = store.get(Client, client_id)
+    if client is None:
+        raise errors.InvalidClient("unknown client_id")
+    if "vendor:device_code" not in client.grant_types:
+        raise errors.UnauthorizedClient("this client may not use the device flow")
+    for _ in range(PIN_ATTEMPTS):
+        pin, device_code = new_pin(policy.pin_length), new_token()
+        device = DeviceAuthorization(
+            device_hash=token_hash(device_code),
+            client_id=client_id,
+            pin_hash=keyed_hash(keys.pin, pin),
+            expires_at=now + policy.device_code_ttl,
+            interval=policy.device_poll_interval,
+        )
+        waiting = Pin(pin_hash=device.pin_hash, device_hash=device.device_hash, expires_at=device.expires_at)
+        try:
+            store.commit([created(device), created(waiting)])
+        except ConcurrentChange:  # the PIN is in use by another waiting device
+            continue
+        return DeviceCodeReply(
+            pin=pin, device_code=device_code, expires_in=policy.device_code_ttl, interval=policy.device_poll_interval
+        )
+    raise TooManyRequests("no free PIN right now; try again", 1)
+
+
+@dataclass(frozen=True)
+class PinEntry:
+    token: AccessToken  # the bearer token of the application the PIN was typed in
+    client_id: str
+    pin: str
+    source_ip: str
+    now: int
+
+
+def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntry) -> PinConfirmation:
+    """Authorize the waiting device for the account of the confirming application's token."""
+    if entry.client_id != entry.token.client_id:
+        raise errors.InvalidRequest("client_id is not the client the bearer token was issued to")
+    limit(store, f"pin-account#{entry.token.account_id}", policy.pin_attempts_per_account_per_hour, entry.now)
+    limit(store, f"pin-ip#{entry.source_ip}", policy.pin_attempts_per_ip_per_hour, entry.now)
+    if not re.fullmatch(r"[0-9]{6,15}", entry.pin):
+        raise errors.InvalidRequest("pin must be 6 to 15 digits")
+    waiting = store.get(Pin, keyed_hash(keys.pin, entry.pin))
+    device = store.get(DeviceAuthorization, waiting.device_hash) if waiting else None
+    if device is None or device.status != "pending" or device.expires_at <= entry.now:
+        raise errors.InvalidGrant("wrong or expired PIN")
+    device.status = "authorized"
+    device.account_id = entry.token.account_id
+    device.anonymous = entry.token.anonymous
+    try:
+        store.commit([changed(device), Delete(Pin, device.pin_hash)])
+    except ConcurrentChange:
+        raise errors.InvalidGrant("the PIN was used by another request") from None
+    return PinConfirmation()
+
+
+def limit(store: AuthStore, name: str, per_hour: int, now: int) -> None:
+    """Count an attempt in this hour's window; every attempt counts, a success resets nothing."""
+    window = now // HOUR
+    if store.increment(f"{name}#{window}", (window + 2) * HOUR) > per_hour:
+        raise TooManyRequests("too many PIN attempts; try again later", (window + 1) * HOUR - now)

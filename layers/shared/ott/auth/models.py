@@ -1,0 +1,93 @@
+"""Resources of the auth service as clients see them (spec document 1, section 2) and the forms it accepts."""
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAC_LIST = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}(,[0-9a-f]{2}(:[0-9a-f]{2}){5})*$"
+ShortText = Annotated[str, Field(max_length=512)]
+Secret = Annotated[str, Field(max_length=512)]
+
+
+class TokenReply(BaseModel):
+    access_token: str
+    token_type: str = "bearer"  # noqa: S105 - the scheme name, not a secret
+    expires_in: int
+    refresh_token: str
+
+
+class DeviceCodeReply(BaseModel):
+    pin: str
+    device_code: str
+    expires_in: int
+    interval: int  # seconds
+
+
+class AccountInfo(BaseModel):
+    username: str | None = None
+    account_id: int | None = None
+    cid: int | None = None
+    panel_ruid: str | None = None
+
+
+class PinConfirmation(BaseModel):
+    """Reply of `authorize` with response_type=pin_code: the waiting device is authorized."""
+
+    status: str = "authorized"
+
+
+class Revocation(BaseModel):
+    """RFC 7009: the reply is the same whether or not the token existed."""
+
+
+class Form(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TokenForm(Form):
+    grant_type: ShortText
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+    code: Secret | None = None
+    redirect_uri: Annotated[str, Field(max_length=2048)] | None = None
+    refresh_token: Secret | None = None
+    device_code: Secret | None = None
+    anonymous_token: Secret | None = None
+    signature: Annotated[str, Field(max_length=1024, pattern=r"^[A-Za-z0-9+/=_-]+$")] | None = None
+    mac: Annotated[str, Field(max_length=1024, pattern=MAC_LIST)] | None = None
+
+
+class DeviceCodeForm(Form):
+    client_id: ShortText
+    mac: Annotated[str, Field(max_length=1024, pattern=MAC_LIST)] | None = None
+
+
+class RevokeForm(Form):
+    token: Secret
+    token_type_hint: Annotated[str, Field(max_length=32)] | None = None
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+
+
+class AccountData(BaseModel):
+    """The account's data tree: any JSON object."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @property
+    def tree(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class ServerMetadata(BaseModel):
+    """RFC 8414 authorization server metadata."""
+
+    issuer: str
+    authorization_endpoint: str
+    token_endpoint: str
+    device_authorization_endpoint: str
+    revocation_endpoint: str
+    grant_types_supported: list[str]
+    response_types_supported: list[str]
+    token_endpoint_auth_methods_supported: list[str]
+    revocation_endpoint_auth_methods_supported: list[str]

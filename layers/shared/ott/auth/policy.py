@@ -1,0 +1,37 @@
+"""Tunable rules of the auth service; defaults are documented in docs/decisions.md."""
+
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from ott.config import EnvSettings
+
+GRANTS = ("authorization_code", "refresh_token", "vendor:anonymous", "vendor:device_code")
+SCOPES = ("account", "user_data", "phoneconfirm")
+
+
+class AuthPolicy(EnvSettings):
+    code_ttl: Annotated[int, Field(ge=30, le=600)] = Field(600, alias="AUTHORIZATION_CODE_TTL")
+    refresh_reuse_grace: Annotated[int, Field(ge=0, le=300)] = Field(30, alias="REFRESH_REUSE_GRACE_SECONDS")
+    device_code_ttl: Annotated[int, Field(ge=60, le=3600)] = Field(900, alias="DEVICE_CODE_TTL")
+    device_poll_interval: Annotated[int, Field(ge=1, le=60)] = Field(5, alias="DEVICE_POLL_INTERVAL")
+    pin_length: Annotated[int, Field(ge=6, le=15)] = Field(9, alias="PIN_LENGTH")
+    anonymous_per_ip_per_hour: int = Field(20, alias="ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR")
+    pin_attempts_per_account_per_hour: int = Field(10, alias="PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR")
+    pin_attempts_per_ip_per_hour: int = Field(30, alias="PIN_ATTEMPTS_PER_IP_PER_HOUR")
+    login_free_failures: int = 5
+    login_max_delay: int = 900
+    login_failures_per_hour: int = 100
+    # Grants the operator switched off for every client: answered with unsupported_grant_type (spec rule 7.A.1).
+    disabled_grants: tuple[str, ...] = Field((), alias="DISABLED_GRANTS")
+    # The spec's switch: generation is off while this is unset or "true".
+    panel_ruid_generation_disabled: str | None = Field(None, alias="PANEL_RUID_GENERATION_DISABLED")
+
+    @field_validator("disabled_grants", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
+
+    @property
+    def panel_ruid_enabled(self) -> bool:
+        return (self.panel_ruid_generation_disabled or "true").strip().lower() == "false"

@@ -1,0 +1,208 @@
+"""What the auth service keeps. Every record names its key; `version` makes each change a conditional write;
+`ttl` is when DynamoDB may delete the item (readers treat a passed `ttl` as absent)."""
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+DEVICE_RETENTION = 86_400  # a device code is kept a day past its expiry, to answer expired_token
+
+
+@dataclass(slots=True)
+class Record:
+    kind: ClassVar[str]
+    version: int = 0
+
+    @property
+    def key(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def ttl(self) -> int | None:
+        return None
+
+
+@dataclass(slots=True)
+class Client(Record):
+    kind: ClassVar[str] = "CLIENT"
+    client_id: str = ""
+    secret_hash: str = ""
+    name: str = ""
+    grant_types: list[str] = field(default_factory=list)
+    redirect_uris: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+    access_ttl: int = 3600
+
+    @property
+    def key(self) -> str:
+        return self.client_id
+
+
+@dataclass(slots=True)
+class Account(Record):
+    kind: ClassVar[str] = "ACCOUNT"
+    account_id: int = 0
+    anonymous: bool = True
+    username: str | None = None
+    cid: int | None = None
+    confirmed_phone: str | None = None
+    retired: bool = False
+    families: list[str] = field(default_factory=list)
+    device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
+
+    @property
+    def key(self) -> str:
+        return str(self.account_id)
+
+
+@dataclass(slots=True)
+class Credentials(Record):
+    """A personal account's login: the username (e-mail) and the password's scrypt hash."""
+
+    kind: ClassVar[str] = "USER"
+    username: str = ""
+    account_id: int = 0
+    password_hash: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.username.casefold()
+
+
+@dataclass(slots=True)
+class DataTree(Record):
+    kind: ClassVar[str] = "DATA"
+    account_id: int = 0
+    tree: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return str(self.account_id)
+
+
+@dataclass(slots=True)
+class AccessToken(Record):
+    kind: ClassVar[str] = "ACCESS"
+    token_hash: str = ""
+    account_id: int = 0
+    client_id: str = ""
+    anonymous: bool = True
+    family_id: str | None = None
+    scope: str = ""
+    expires_at: int | None = None  # None: a legacy v1 token without expiry
+
+    @property
+    def key(self) -> str:
+        return self.token_hash
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
+
+
+@dataclass(slots=True)
+class RefreshToken(Record):
+    kind: ClassVar[str] = "REFRESH"
+    token_hash: str = ""
+    family_id: str = ""
+    account_id: int = 0
+    client_id: str = ""
+    rotated_at: int | None = None
+
+    @property
+    def key(self) -> str:
+        return self.token_hash
+
+
+@dataclass(slots=True)
+class Family(Record):
+    """The tokens of one sign-in on one device: one live access token and one live refresh token."""
+
+    kind: ClassVar[str] = "FAMILY"
+    family_id: str = ""
+    account_id: int = 0
+    client_id: str = ""
+    anonymous: bool = True
+    scope: str = ""
+    access_hash: str | None = None
+    refresh_hash: str | None = None
+    revoked: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.family_id
+
+
+@dataclass(slots=True)
+class AuthorizationCode(Record):
+    kind: ClassVar[str] = "CODE"
+    code_hash: str = ""
+    client_id: str = ""
+    redirect_uri: str | None = None
+    account_id: int = 0
+    expires_at: int = 0
+    issued_family: str | None = None  # set on first use; a second use revokes it
+
+    @property
+    def key(self) -> str:
+        return self.code_hash
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
+
+
+@dataclass(slots=True)
+class DeviceAuthorization(Record):
+    kind: ClassVar[str] = "DEVICE"
+    device_hash: str = ""
+    client_id: str = ""
+    pin_hash: str = ""
+    status: str = "pending"  # pending → authorized → used
+    account_id: int | None = None
+    anonymous: bool = False  # of the account that confirmed the PIN
+    expires_at: int = 0
+    interval: int = 5
+    last_poll: int = 0
+
+    @property
+    def key(self) -> str:
+        return self.device_hash
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at + DEVICE_RETENTION
+
+
+@dataclass(slots=True)
+class Pin(Record):
+    """Finds the waiting device from the PIN a user typed."""
+
+    kind: ClassVar[str] = "PIN"
+    pin_hash: str = ""
+    device_hash: str = ""
+    expires_at: int = 0
+
+    @property
+    def key(self) -> str:
+        return self.pin_hash
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
+
+
+RECORD_KINDS: dict[str, type[Record]] = {
+    kind.kind: kind
+    for kind in (
+        Client,
+        Account,
+        Credentials,
+        DataTree,
+        AccessToken,
+        RefreshToken,
+        Family,
+        AuthorizationCode,
+        DeviceAuthorization,
+        Pin,
+    )
+}

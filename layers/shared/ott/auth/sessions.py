@@ -1,0 +1,83 @@
+"""Token families: one sign-in of one account on one device, with one live access token and one
+live refresh token. Issuing, rotating and revoking them."""
+
+import secrets
+from dataclasses import dataclass
+
+from ott.auth.crypto import new_token, token_hash
+from ott.auth.models import TokenReply
+from ott.auth.records import AccessToken, Client, Family, RefreshToken
+from ott.auth.store import Delete, Put, changed, created
+
+
+@dataclass
+class Issued:
+    """New tokens and the writes that store them."""
+
+    reply: TokenReply
+    family: Family
+    changes: list[Put | Delete]
+
+
+def new_account_id() -> int:
+    return secrets.randbelow(2**63 - 1) + 1
+
+
+def open_family(client: Client, account_id: int, anonymous: bool, now: int) -> Issued:
+    family = Family(
+        family_id=secrets.token_hex(16),
+        account_id=account_id,
+        client_id=client.client_id,
+        anonymous=anonymous,
+        scope=" ".join(client.scopes),
+    )
+    issued = issue(client, family, now, refresh=None)
+    issued.changes.append(created(family))
+    return issued
+
+
+def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issued:
+    """A new access token (and a new refresh token unless `refresh` is kept) as the family's live pair;
+    the caller adds the write of `family` itself."""
+    access = new_token()
+    access_record = AccessToken(
+        token_hash=token_hash(access),
+        account_id=family.account_id,
+        client_id=family.client_id,
+        anonymous=family.anonymous,
+        family_id=family.family_id,
+        scope=family.scope,
+        expires_at=now + client.access_ttl,
+    )
+    changes: list[Put | Delete] = [created(access_record)]
+    if family.access_hash:
+        changes.append(Delete(AccessToken, family.access_hash))
+    if refresh is None:
+        refresh = new_token()
+        changes.append(
+            created(
+                RefreshToken(
+                    token_hash=token_hash(refresh),
+                    family_id=family.family_id,
+                    account_id=family.account_id,
+                    client_id=family.client_id,
+                )
+            )
+        )
+    family.access_hash = access_record.token_hash
+    family.refresh_hash = token_hash(refresh)
+    reply = TokenReply(access_token=access, expires_in=client.access_ttl, refresh_token=refresh)
+    return Issued(reply=reply, family=family, changes=changes)
+
+
+def revocation(family: Family) -> list[Put | Delete]:
+    """The bounded writes that end a family: its live pair goes, and the family is marked revoked."""
+    changes: list[Put | Delete] = []
+    if family.access_hash:
+        changes.append(Delete(AccessToken, family.access_hash))
+    if family.refresh_hash:
+        changes.append(Delete(RefreshToken, family.refresh_hash))
+    family.revoked = True
+    family.access_hash = family.refresh_hash = None
+    changes.append(changed(family))
+    return changes

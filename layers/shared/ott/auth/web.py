@@ -1,0 +1,127 @@
+"""`authorize` at the HTTP edge: the login page flow (response_type=code) and PIN confirmation
+(response_type=pin_code). Pages, cookies and redirects live here; the rules live in login and device."""
+
+import hmac
+from collections.abc import Callable
+from hashlib import sha256
+from http.cookies import CookieError, SimpleCookie
+
+from ott.auth import device, errors
+from ott.auth.crypto import new_token, same, token_hash
+from ott.auth.keys import AuthKeys
+from ott.auth.login import LoginLocked, NoRedirect, WrongCredentials, sign_in, trusted_redirect, with_params
+from ott.auth.pages import error_page, language, login_page, message
+from ott.auth.policy import AuthPolicy
+from ott.auth.records import AccessToken, Client
+from ott.auth.store import AuthStore
+from ott.errors import InvalidToken, Unauthenticated
+from ott.http.request import ApiRequest, Reply
+
+CSRF_COOKIE = "ott_csrf"
+PAGE_HEADERS = {
+    "Content-Type": "text/html; charset=UTF-8",
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def authorize(
+    store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKeys], request: ApiRequest, now: int
+) -> Reply:
+    fields = {**request.query, **(request.form if request.method == "POST" else {})}
+    if fields.get("response_type") == "pin_code":
+        return Reply(confirm_pin(store, policy, keys(), request, fields, now))
+    return login_flow(store, policy, keys, request, fields, now)
+
+
+def confirm_pin(
+    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, fields: dict[str, str], now: int
+):
+    token = request.bearer_token or fields.get("access_token")
+    if not token:
+        raise Unauthenticated("the bearer token of the signed-in application is required")
+    access = store.get(AccessToken, token_hash(token))
+    if access is None:
+        raise InvalidToken("the bearer token is wrong, expired or revoked")
+    if not fields.get("client_id") or not fields.get("pin"):
+        raise errors.InvalidRequest("client_id and pin are required")
+    entry = device.PinEntry(access, fields["client_id"], fields["pin"], request.source_ip, now)
+    return device.confirm(store, policy, keys, entry)
+
+
+def login_flow(
+    store: AuthStore,
+    policy: AuthPolicy,
+    keys: Callable[[], AuthKeys],
+    request: ApiRequest,
+    fields: dict[str, str],
+    now: int,
+) -> Reply:
+    lang = language(request.headers.get("accept-language", ""))
+    client_id = fields.get("client_id", "")
+    client = store.get(Client, client_id) if client_id and len(client_id) <= 128 else None
+    try:
+        redirect_uri = trusted_redirect(client, fields.get("redirect_uri") or None)
+    except NoRedirect as refusal:
+        return Reply(error_page(lang, refusal.description), 400, PAGE_HEADERS)
+    state = fields.get("state")
+
+    def back(**params: str | None) -> Reply:
+        location = with_params(redirect_uri, {**params, "state": state})
+        return Reply(None, 302, {"Location": location, "Cache-Control": "no-store"})
+
+    if fields.get("response_type") != "code":
+        return back(error="invalid_request", error_description="response_type must be code or pin_code")
+    if "authorization_code" not in client.grant_types:  # type: ignore[union-attr]
+        return back(error="unauthorized_client", error_description="this client may not use authorization codes")
+    if request.method == "POST" and fields.get("action") == "cancel":
+        return back(error="access_denied", error_description="the user declined to sign in")
+    hidden = {
+        name: fields[name] for name in ("response_type", "client_id", "redirect_uri", "state") if fields.get(name)
+    }
+    csrf_key = keys().csrf
+
+    def page(status: int, text: str | None = None) -> Reply:
+        nonce = new_token()
+        secure = "; Secure" if request.headers.get("x-forwarded-proto", "https") == "https" else ""
+        cookie = f"{CSRF_COOKIE}={nonce}; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600{secure}"
+        body = login_page(lang, {**hidden, "csrf": csrf_token(csrf_key, nonce)}, text, fields.get("login", ""))
+        return Reply(body, status, {**PAGE_HEADERS, "Set-Cookie": cookie})
+
+    if request.method != "POST":
+        return page(200)
+    nonce = cookie_value(request, CSRF_COOKIE)
+    if not nonce or not same(csrf_token(csrf_key, nonce), fields.get("csrf", "")):
+        return page(400, message(lang, "expired"))
+    try:
+        code = sign_in(
+            store,
+            policy,
+            client,
+            fields.get("redirect_uri") or None,  # type: ignore[arg-type]
+            fields.get("login", "")[:256],
+            fields.get("password", "")[:1024],
+            now,
+        )
+    except WrongCredentials:
+        return page(400, message(lang, "wrong"))
+    except LoginLocked as locked:
+        reply = page(429, message(lang, "locked", minutes=max(1, -(-locked.retry_after // 60))))
+        reply.headers["Retry-After"] = str(locked.retry_after)
+        return reply
+    return back(code=code)
+
+
+def csrf_token(key: bytes, nonce: str) -> str:
+    """The form's token is bound to the browser's cookie: a forged cross-site post has neither."""
+    return hmac.new(key, f"csrf:{nonce}".encode(), sha256).hexdigest()
+
+
+def cookie_value(request: ApiRequest, name: str) -> str:
+    try:
+        jar = SimpleCookie(request.headers.get("cookie", ""))
+    except CookieError:
+        return ""
+    return jar[name].value if name in jar else ""

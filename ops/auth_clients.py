@@ -1,0 +1,46 @@
+"""Register an OAuth client of the auth service; its secret is printed once and stored only as a hash.
+
+python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
+    [--scope SCOPE ...] [--access-ttl SECONDS] (--table NAME | --stack STACK)
+"""
+
+import argparse
+import sys
+
+import boto3
+
+from ops.target import add_target, table_name
+from ott.auth.admin import register_client
+from ott.auth.policy import GRANTS, SCOPES
+from ott.auth.store import ConcurrentChange, DynamoAuthStore
+from ott.errors import InvalidInput
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("client_id")
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--grant", action="append", required=True, choices=GRANTS)
+    parser.add_argument("--redirect-uri", action="append", default=[])
+    parser.add_argument("--scope", action="append", choices=SCOPES)
+    parser.add_argument("--access-ttl", type=int, default=3600)
+    add_target(parser)
+    args = parser.parse_args(argv)
+    store = DynamoAuthStore(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+    try:
+        secret = register_client(
+            store, args.client_id, args.name, args.grant, args.redirect_uri, args.scope or SCOPES, args.access_ttl
+        )
+    except InvalidInput as error:
+        print(error.description, file=sys.stderr)
+        return 2
+    except ConcurrentChange:
+        print(f"client {args.client_id} exists already", file=sys.stderr)
+        return 2
+    print(f"client_id:     {args.client_id}\nclient_secret: {secret}")
+    print("(the secret is not stored and cannot be shown again)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
