@@ -5,38 +5,16 @@ import os
 import socket
 import threading
 import urllib.request
-from pathlib import Path
 
-import yaml
 from moto.server import ThreadedMotoServer
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from local.gateway import Gateway, GatewayRequestHandler
 from local.resources import create_all
+from local.seed import seed_demo
 from local.template import REGION, Template
-from ott.auth.admin import create_user, register_client
-from ott.auth.store import DynamoAuthStore
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
-
-DEMO = Path(__file__).resolve().parent / "demo"
-
-
-def seed_auth(store: DynamoAuthStore) -> None:
-    """The demo clients and users of local/demo/auth.yaml."""
-    demo = yaml.safe_load((DEMO / "auth.yaml").read_text(encoding="utf-8"))
-    for entry in demo["clients"]:
-        register_client(
-            store,
-            entry["client_id"],
-            entry["name"],
-            entry["grant_types"],
-            entry.get("redirect_uris", []),
-            secret=entry["secret"],
-        )
-    for entry in demo["users"]:
-        create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))
-
 
 EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
 
@@ -101,10 +79,7 @@ class LocalStack:
         reset_settings()
 
     def _load_demo_data(self) -> None:
-        from ops.registry_load import load
-
-        load(DEMO / "registry.yaml", self.template.physical_name("RegistryTable"), client("dynamodb"))
-        seed_auth(DynamoAuthStore(client("dynamodb"), self.template.physical_name("AuthTable")))
+        seed_demo(self.template, client("dynamodb"))
 
     def banner(self) -> str:
         prefixes = sorted({route.path.split("/")[1] for f in self.template.functions() for route in f.routes})

@@ -9,6 +9,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from local.stack import EMULATOR_CONFIG
 from local.template import REGION, Template
 
 os.environ.update(
@@ -26,7 +27,6 @@ os.environ.update(TEMPLATE.environment())
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 DEMO_REGISTRY = ROOT / "local" / "demo" / "registry.yaml"
-EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
 
 
 @pytest.fixture

@@ -3,15 +3,24 @@ bearer token only adds who the client is (the registry)."""
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+
 from ott.auth.bearer import decide
 from ott.auth.store import auth_store
 from ott.http.request import ApiRequest
-from ott.observability import observed
+from ott.observability import metrics, observed
 
 
 def _decide(event: dict[str, Any], required: bool) -> dict[str, Any]:
     token = ApiRequest(event, "json", None, None).bearer_token
-    return decide(auth_store(), token, event["methodArn"], required)
+    try:
+        decision = decide(auth_store(), token, event["methodArn"], required)
+    except PermissionError:
+        metrics.add_metric(name="BearerMissing", unit=MetricUnit.Count, value=1)
+        raise
+    effect = decision["policyDocument"]["Statement"][0]["Effect"]
+    metrics.add_metric(name=f"Bearer{effect}", unit=MetricUnit.Count, value=1)
+    return decision
 
 
 required = observed(lambda event, context: _decide(event, required=True))

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from local.seed import seed_demo
 from ops.registry_load import load
 from ott.aws import client
 from tests.conftest import DEMO_REGISTRY, ROOT, TEMPLATE
@@ -27,9 +28,15 @@ def sample_event(function: str) -> dict[str, Any]:
     return json.loads((EVENTS / f"{function}.json").read_text(encoding="utf-8"))
 
 
-def invoke(function: str, *, path=None, query=..., body=..., source_ip=None, method=None) -> dict[str, Any]:
+def invoke(
+    function: str, *, path=None, query=..., body=..., source_ip=None, method=None, headers=None, principal=...
+) -> dict[str, Any]:
     """Run a function's handler on its sample event from events/, with the given changes."""
     event = copy.deepcopy(sample_event(function))
+    if headers is not None:
+        event["headers"] = {**event["headers"], **headers}
+    if principal is not ...:
+        event["requestContext"]["authorizer"] = principal
     if path is not None:
         event["path"] = path
     if query is not ...:
@@ -49,3 +56,9 @@ def registry(aws: None) -> Path:
     """The demo registry data loaded into the emulated table."""
     load(DEMO_REGISTRY, TEMPLATE.physical_name("RegistryTable"), client("dynamodb"))
     return DEMO_REGISTRY
+
+
+@pytest.fixture
+def demo(aws: None) -> None:
+    """All the demo data of the local stack: registry, demo client and demo user."""
+    seed_demo(TEMPLATE, client("dynamodb"))

@@ -1,6 +1,7 @@
 import pytest
 
 from ott.registry.catalog import compile_catalog, parse_catalog
+from tests.unit.auth_world import World
 from tests.unit.fakes import InMemoryRegistryStore
 
 CATALOG = {
@@ -93,3 +94,9 @@ CATALOG = {
 @pytest.fixture
 def store() -> InMemoryRegistryStore:
     return InMemoryRegistryStore(compile_catalog(parse_catalog(CATALOG)))
+
+
+@pytest.fixture
+def world() -> World:
+    """The auth service in memory, with the demo client and user."""
+    return World()

@@ -1,8 +1,11 @@
 """In-memory stand-ins for the stores, with the same behaviour as the DynamoDB adapters."""
 
+import copy
 from collections import Counter
 from collections.abc import Iterable
 
+from ott.auth.records import Record
+from ott.auth.store import ConcurrentChange, Put
 from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
 from ott.registry.models import Area, HubIsolation
 from ott.registry.store import KnownInfoReport, Selection
@@ -52,3 +55,74 @@ class InMemoryRegistryStore:
 
     def replace_catalog(self, snapshot: CatalogSnapshot) -> None:
         self.snapshot = snapshot
+
+
+class InMemoryAuthStore:
+    """The auth port in memory: conditional writes, all-or-nothing commits, expiring items and counters."""
+
+    def __init__(self, clock: "Clock") -> None:
+        self.clock = clock
+        self.items: dict[tuple[str, str], Record] = {}
+        self.counters: dict[str, tuple[int, int]] = {}
+        self.fail_next_commit = False
+
+    def _live(self, kind: str, key: str) -> Record | None:
+        record = self.items.get((kind, key))
+        if record is None or (record.ttl is not None and record.ttl <= self.clock.now):
+            return None
+        return copy.deepcopy(record)
+
+    def get(self, kind, key):
+        return self._live(kind.kind, key)
+
+    def read(self, keys):
+        found = {}
+        for kind, key in keys:
+            record = self._live(kind.kind, key)
+            if record is not None:
+                found[(kind, key)] = record
+        return found
+
+    def commit(self, changes) -> None:
+        for change in changes:
+            if isinstance(change, Put):
+                kind, key = change.record.kind, change.record.key
+            else:
+                kind, key = change.kind.kind, change.key
+            present = self.items.get((kind, key))
+            if isinstance(change, Put) and change.expected_version is None and present is not None:
+                raise ConcurrentChange
+            if change.expected_version is not None and (present is None or present.version != change.expected_version):
+                raise ConcurrentChange
+        if self.fail_next_commit:  # a crash before the transaction lands
+            self.fail_next_commit = False
+            raise RuntimeError("simulated crash")
+        for change in changes:
+            if isinstance(change, Put):
+                self.items[(change.record.kind, change.record.key)] = copy.deepcopy(change.record)
+            else:
+                self.items.pop((change.kind.kind, change.key), None)
+
+    def increment(self, counter: str, expires_at: int) -> int:
+        count, ttl = self.counters.get(counter, (0, 0))
+        count = count + 1 if ttl > self.clock.now else 1
+        self.counters[counter] = (count, expires_at)
+        return count
+
+    def counter(self, counter: str) -> tuple[int, int]:
+        count, ttl = self.counters.get(counter, (0, 0))
+        return (count, ttl) if ttl > self.clock.now else (0, 0)
+
+    def reset(self, counter: str) -> None:
+        self.counters.pop(counter, None)
+
+    def all_of(self, kind) -> list:
+        return [record for (k, _), record in self.items.items() if k == kind.kind]
+
+
+class Clock:
+    def __init__(self, now: int = 1_800_000_000) -> None:
+        self.now = now
+
+    def advance(self, seconds: int) -> None:
+        self.now += seconds

@@ -1,0 +1,34 @@
+"""The demo data of local/demo/, loaded into an (emulated) account by the local stack and the tests."""
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from local.template import Template
+from ops.registry_load import load
+from ott.auth.admin import create_user, register_client
+from ott.auth.store import DynamoAuthStore
+
+DEMO = Path(__file__).resolve().parent / "demo"
+
+
+def seed_demo(template: Template, dynamodb: Any) -> None:
+    load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
+    seed_auth(DynamoAuthStore(dynamodb, template.physical_name("AuthTable")))
+
+
+def seed_auth(store: DynamoAuthStore) -> None:
+    """The demo clients and users of local/demo/auth.yaml."""
+    demo = yaml.safe_load((DEMO / "auth.yaml").read_text(encoding="utf-8"))
+    for entry in demo["clients"]:
+        register_client(
+            store,
+            entry["client_id"],
+            entry["name"],
+            entry["grant_types"],
+            entry.get("redirect_uris", []),
+            secret=entry["secret"],
+        )
+    for entry in demo["users"]:
+        create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))

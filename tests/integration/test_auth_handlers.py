@@ -1,0 +1,295 @@
+"""The auth functions with API Gateway events against moto, on the local stack's demo data."""
+
+import base64
+import json
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+import yaml
+
+from functions.auth_authorizer import app as authorizer
+from local.metering import counting_calls
+from ops.registry_load import load
+from ott.aws import client
+from tests.conftest import DEMO_REGISTRY
+from tests.integration.conftest import Context, invoke, sample_event
+
+REDIRECT = "http://127.0.0.1:8765/callback"
+CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+
+
+def body(reply):
+    return json.loads(reply["body"])
+
+
+def token(**fields):
+    return invoke("auth_token", body=urlencode(fields))
+
+
+def anonymous():
+    return body(token(grant_type="vendor:anonymous", **CLIENT))
+
+
+def principal_of(access_token, required=True):
+    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": f"Bearer {access_token}"}}
+    decision = (authorizer.required if required else authorizer.optional)(event, Context())
+    return {**decision["context"], "principalId": decision["principalId"]}
+
+
+def sign_in(password="demo-password", state="s-1", **extra):
+    """The login page flow as a browser runs it: GET the form, POST it back with its cookie."""
+    page = invoke("auth_authorize", query={**sample_event("auth_authorize")["queryStringParameters"], "state": state})
+    cookie = page["headers"]["Set-Cookie"].split(";")[0]
+    csrf = page["body"].split('name="csrf" value="')[1].split('"')[0]
+    form = {
+        "response_type": "code",
+        "client_id": "demo-tv",
+        "redirect_uri": REDIRECT,
+        "state": state,
+        "csrf": csrf,
+        "login": "demo@example.com",
+        "password": password,
+        "action": "login",
+        **extra,
+    }
+    return invoke("auth_authorize", method="POST", query=None, body=urlencode(form), headers={"Cookie": cookie})
+
+
+def redirect_params(reply):
+    location = reply["headers"]["Location"]
+    assert location.startswith(REDIRECT)
+    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+
+
+@pytest.mark.parametrize(
+    "function", ["auth_token", "auth_device_code", "auth_authorize", "auth_metadata", "auth_revoke"]
+)
+def test_the_public_auth_functions_answer_their_sample_events(demo, function):
+    reply = invoke(function)
+    assert reply["statusCode"] == 200, reply["body"]
+    assert reply["headers"]["Date"]
+
+
+def test_the_login_page_speaks_russian_or_english_and_carries_a_csrf_cookie(demo):
+    ru = invoke("auth_authorize")
+    assert '<html lang="ru">' in ru["body"] and "Войти" in ru["body"]
+    assert "HttpOnly" in ru["headers"]["Set-Cookie"] and "SameSite=Strict" in ru["headers"]["Set-Cookie"]
+    assert ru["headers"]["X-Frame-Options"] == "DENY"
+    en = invoke("auth_authorize", headers={"Accept-Language": "en-US,en;q=0.9,ru;q=0.5"})
+    assert '<html lang="en">' in en["body"] and "Sign in" in en["body"]
+
+
+def test_signing_in_redirects_with_a_code_and_the_same_state(demo):
+    reply = sign_in(state="opaque/state value")
+    assert reply["statusCode"] == 302
+    params = redirect_params(reply)
+    assert params["state"] == "opaque/state value"
+    tokens = body(token(grant_type="authorization_code", code=params["code"], redirect_uri=REDIRECT, **CLIENT))
+    assert tokens["token_type"] == "bearer" and tokens["refresh_token"]
+
+
+def test_a_wrong_password_shows_the_page_again(demo):
+    reply = sign_in(password="wrong-password")
+    assert reply["statusCode"] == 400
+    assert 'role="alert"' in reply["body"] and "Location" not in reply["headers"]
+
+
+def test_a_post_without_its_csrf_cookie_is_refused(demo):
+    form = {"response_type": "code", "client_id": "demo-tv", "redirect_uri": REDIRECT, "csrf": "x", "login": "a@b.c"}
+    reply = invoke("auth_authorize", method="POST", query=None, body=urlencode({**form, "password": "demo-password"}))
+    assert reply["statusCode"] == 400 and "Location" not in reply["headers"]
+
+
+def test_cancel_redirects_with_access_denied_and_the_state(demo):
+    params = redirect_params(sign_in(action="cancel", state="keep-me"))
+    assert params == {"error": "access_denied", "error_description": "the user declined to sign in", "state": "keep-me"}
+
+
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        ({"response_type": "token"}, "invalid_request"),
+        ({"response_type": ""}, "invalid_request"),
+    ],
+)
+def test_authorize_errors_redirect_with_error_and_state(demo, query, error):
+    base = sample_event("auth_authorize")["queryStringParameters"]
+    params = redirect_params(invoke("auth_authorize", query={**base, **query}))
+    assert params["error"] == error and params["state"] == base["state"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"client_id": "unknown-client"},
+        {"redirect_uri": "https://evil.example/callback"},
+        {"redirect_uri": REDIRECT + "/../steal"},
+    ],
+)
+def test_an_untrusted_client_or_redirect_uri_gets_an_error_page_and_no_redirect(demo, query):
+    base = sample_event("auth_authorize")["queryStringParameters"]
+    reply = invoke("auth_authorize", query={**base, **query})
+    assert reply["statusCode"] == 400
+    assert "Location" not in reply["headers"]
+    assert reply["headers"]["Content-Type"].startswith("text/html")
+
+
+def test_token_errors_carry_the_spec_constants_and_statuses(demo):
+    cases = [
+        (token(grant_type="vendor:anonymous", client_id="demo-tv", client_secret="nope"), 401, "invalid_client"),
+        (token(grant_type="teleport", **CLIENT), 400, "unsupported_grant_type"),
+        (token(grant_type="authorization_code", code="nope", **CLIENT), 400, "invalid_grant"),
+        (token(grant_type="refresh_token", **CLIENT), 400, "invalid_request"),
+        (token(grant_type="vendor:anonymous", mac="00-11-22-33-44-55", **CLIENT), 400, "bad_request"),
+        (token(grant_type="vendor:anonymous", mac="00:11:22:33:44:5G", **CLIENT), 400, "bad_request"),
+    ]
+    for reply, status, error in cases:
+        assert (reply["statusCode"], body(reply)["error"]) == (status, error), reply["body"]
+        assert reply["headers"]["Cache-Control"] == "no-store"
+    assert cases[0][0]["headers"]["WWW-Authenticate"] == 'Basic realm="ott"'
+
+
+def test_a_repeated_form_parameter_is_refused(demo):
+    reply = invoke("auth_token", body="grant_type=vendor%3Aanonymous&grant_type=refresh_token&client_id=demo-tv")
+    assert reply["statusCode"] == 400
+
+
+def test_several_mac_addresses_are_accepted(demo):
+    reply = token(grant_type="vendor:anonymous", mac="00:11:22:33:44:55,66:77:88:99:aa:bb", **CLIENT)
+    assert reply["statusCode"] == 200
+
+
+def test_client_credentials_in_a_basic_header(demo):
+    basic = base64.b64encode(b"demo-tv:demo-tv-secret").decode()
+    reply = invoke("auth_token", body="grant_type=vendor%3Aanonymous", headers={"Authorization": f"Basic {basic}"})
+    assert reply["statusCode"] == 200
+
+
+def test_an_expiring_access_token_sent_as_refresh_token_is_a_401(demo):
+    issued = anonymous()
+    reply = token(grant_type="refresh_token", refresh_token=issued["access_token"], **CLIENT)
+    assert reply["statusCode"] == 401
+    assert body(reply)["error"] == "invalid_grant"
+
+
+def test_the_device_flow_through_the_handlers(demo):
+    started = body(invoke("auth_device_code"))
+    assert len(started["pin"]) == 9 and started["interval"] == 5
+    pending = token(grant_type="vendor:device_code", device_code=started["device_code"], **CLIENT)
+    assert body(pending)["error"] == "authorization_pending"
+    slow = token(grant_type="vendor:device_code", device_code=started["device_code"], **CLIENT)
+    assert body(slow)["error"] == "slow_down"
+    phone = anonymous()
+    wrong = invoke(
+        "auth_authorize",
+        query={"response_type": "pin_code", "client_id": "demo-tv", "pin": "000000000"},
+        headers={"Authorization": f"Bearer {phone['access_token']}"},
+    )
+    assert wrong["statusCode"] == 400 and body(wrong)["error"] == "invalid_grant"
+    confirmed = invoke(  # the form-body shape of the same call, with the token as a parameter
+        "auth_authorize",
+        method="POST",
+        query=None,
+        body=urlencode({"response_type": "pin_code", "client_id": "demo-tv", "pin": started["pin"]}),
+        headers={"Authorization": f"Bearer {phone['access_token']}"},
+    )
+    assert confirmed["statusCode"] == 200 and body(confirmed) == {"status": "authorized"}
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [({}, 'Bearer realm="ott"'), ({"Authorization": "Bearer wrong"}, 'Bearer realm="ott", error="invalid_token"')],
+)
+def test_pin_confirmation_needs_a_valid_bearer_token(demo, headers, expected):
+    query = {"response_type": "pin_code", "client_id": "demo-tv", "pin": "123456789"}
+    reply = invoke("auth_authorize", query=query, headers=headers)
+    assert reply["statusCode"] == 401
+    assert reply["headers"]["WWW-Authenticate"] == expected
+
+
+def test_the_authorizers_allow_deny_and_refuse(demo):
+    issued = anonymous()
+    allowed = principal_of(issued["access_token"])
+    assert allowed["anonymous"] == "true" and allowed["clientId"] == "demo-tv"
+    assert "account" in allowed["scope"].split()
+    event = sample_event("auth_authorizer")
+    denied = authorizer.required({**event, "headers": {"Authorization": "Bearer wrong"}}, Context())
+    assert denied["policyDocument"]["Statement"][0]["Effect"] == "Deny"
+    with pytest.raises(PermissionError, match=r"^Unauthorized$"):
+        authorizer.required({**event, "headers": {}}, Context())
+    optional = authorizer.optional({**event, "headers": {}}, Context())
+    assert optional["policyDocument"]["Statement"][0]["Effect"] == "Allow" and optional["context"] == {}
+    by_query = {**event, "headers": {}, "queryStringParameters": {"access_token": issued["access_token"]}}
+    assert authorizer.required(by_query, Context())["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+
+
+def test_account_and_data_tree_for_the_signed_in_account(demo):
+    issued = anonymous()
+    principal = principal_of(issued["access_token"])
+    account = body(invoke("auth_account", principal=principal))
+    assert account["account_id"] == int(principal["accountId"]) and "username" not in account
+    patched = invoke("auth_account_data_patch", principal=principal)
+    assert body(patched) == {"favorites": {"channels": [1, 2]}}
+    again = invoke("auth_account_data_patch", principal=principal, body='{"favorites": {"radio": [7]}}')
+    assert body(again) == {"favorites": {"channels": [1, 2], "radio": [7]}}
+    assert body(invoke("auth_account_data", principal=principal)) == body(again)
+    bad = invoke("auth_account_data_patch", principal=principal, body="[1, 2]")
+    assert bad["statusCode"] == 400
+
+
+def test_a_token_without_the_routes_scope_gets_403_insufficient_scope(demo):
+    principal = {"accountId": "1", "clientId": "demo-tv", "anonymous": "true", "scope": "account"}
+    reply = invoke("auth_account_data", principal=principal)
+    assert reply["statusCode"] == 403
+    assert reply["headers"]["WWW-Authenticate"] == 'Bearer realm="ott", error="insufficient_scope", scope="user_data"'
+
+
+def test_revocation_ends_the_sign_in(demo):
+    issued = anonymous()
+    reply = invoke("auth_revoke", body=urlencode({"token": issued["refresh_token"], **CLIENT}))
+    assert reply["statusCode"] == 200
+    assert body(token(grant_type="refresh_token", refresh_token=issued["refresh_token"], **CLIENT))["error"] == (
+        "invalid_grant"
+    )
+    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": f"Bearer {issued['access_token']}"}}
+    assert authorizer.required(event, Context())["policyDocument"]["Statement"][0]["Effect"] == "Deny"
+
+
+def test_metadata_names_every_endpoint(demo):
+    metadata = body(invoke("auth_metadata"))
+    base = "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1"
+    assert metadata["token_endpoint"] == f"{base}/auth/2/token"
+    assert metadata["device_authorization_endpoint"] == f"{base}/auth/2/device_code"
+    assert "vendor:device_code" in metadata["grant_types_supported"]
+
+
+def test_the_registry_takes_the_client_from_the_token(demo, tmp_path):
+    catalog = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    catalog["services"][0]["availableTo"] = {"clients": ["demo-tv"]}
+    restricted = tmp_path / "registry.yaml"
+    restricted.write_text(yaml.safe_dump(catalog, allow_unicode=True), encoding="utf-8")
+    load(restricted, "RegistryTable", client("dynamodb"))
+
+    def offered(**changes):
+        return {s["type"] for s in body(invoke("registry_whereami", **changes))["services"]}
+
+    assert "registry" not in offered(query={"client": "forged-client"})
+    assert "registry" in offered(query={"client": "demo-tv"})
+    principal = principal_of(anonymous()["access_token"], required=False)  # a token of demo-tv
+    assert "registry" in offered(query={"client": "forged-client"}, principal=principal)
+
+
+@pytest.mark.parametrize(
+    ("grant", "prepare"),
+    [
+        ("vendor:anonymous", lambda: {}),
+        ("refresh_token", lambda: {"refresh_token": anonymous()["refresh_token"]}),
+        ("authorization_code", lambda: {"code": redirect_params(sign_in())["code"], "redirect_uri": REDIRECT}),
+    ],
+)
+def test_a_token_request_makes_at_most_three_dynamodb_calls(demo, grant, prepare):
+    fields = prepare()
+    with counting_calls(client("dynamodb")) as calls:
+        reply = token(grant_type=grant, **CLIENT, **fields)
+    assert reply["statusCode"] == 200, reply["body"]
+    assert sum(calls.values()) <= 3, calls

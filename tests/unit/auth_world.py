@@ -1,0 +1,58 @@
+"""A small auth world for unit tests: an in-memory store, a clock, the demo client and user."""
+
+from ott.auth import device
+from ott.auth.admin import create_user, register_client
+from ott.auth.crypto import token_hash
+from ott.auth.keys import AuthKeys
+from ott.auth.login import sign_in
+from ott.auth.models import TokenForm, TokenReply
+from ott.auth.policy import GRANTS, AuthPolicy
+from ott.auth.records import AccessToken, Client
+from ott.auth.tokens import TokenRequest, exchange
+from tests.unit.fakes import Clock, InMemoryAuthStore
+
+REDIRECT = "http://127.0.0.1:8765/callback"
+SECRET = "demo-tv-secret"
+
+
+class World:
+    def __init__(self, **policy: object) -> None:
+        self.clock = Clock()
+        self.store = InMemoryAuthStore(self.clock)
+        self.policy = AuthPolicy.model_validate(policy)
+        self.keys = AuthKeys.derive("unit-test-master-key")
+        register_client(self.store, "demo-tv", "Demo TV", GRANTS, [REDIRECT], secret=SECRET)
+        self.user_id = create_user(
+            self.store, "demo@example.com", "demo-password", cid=7, confirmed_phone="79990000001"
+        )
+
+    def token(self, grant_type: str, ip: str = "198.51.100.1", basic=None, **fields: str) -> TokenReply:
+        """A token request as the demo client (credentials in the body unless `basic` is given)."""
+        credentials = {} if basic else {"client_id": "demo-tv", "client_secret": SECRET}
+        return self.exchange({**credentials, "grant_type": grant_type, **fields}, basic, ip)
+
+    def exchange(self, fields: dict[str, str], basic=None, ip: str = "198.51.100.1") -> TokenReply:
+        request = TokenRequest(TokenForm(**fields), basic, ip, self.clock.now)
+        return exchange(self.store, self.policy, request)
+
+    def anonymous(self, ip: str = "198.51.100.1") -> TokenReply:
+        return self.token("vendor:anonymous", ip=ip)
+
+    def code(self, redirect_uri: str | None = REDIRECT) -> str:
+        client = self.store.get(Client, "demo-tv")
+        return sign_in(
+            self.store, self.policy, client, redirect_uri, "demo@example.com", "demo-password", self.clock.now
+        )
+
+    def personal(self) -> TokenReply:
+        return self.token("authorization_code", code=self.code(), redirect_uri=REDIRECT)
+
+    def access(self, reply: TokenReply) -> AccessToken | None:
+        return self.store.get(AccessToken, token_hash(reply.access_token))
+
+    def confirm_pin(self, signed_in: TokenReply, pin: str, ip: str = "198.51.100.1"):
+        entry = device.PinEntry(self.access(signed_in), "demo-tv", pin, ip, self.clock.now)
+        return device.confirm(self.store, self.policy, self.keys, entry)
+
+    def start_device(self):
+        return device.start(self.store, self.policy, self.keys, "demo-tv", self.clock.now)

@@ -1,0 +1,118 @@
+"""The PIN and device-code flow (spec document 1, 1.A.6, 3.A; RFC 8628 §3.5)."""
+
+import re
+
+import pytest
+
+from ott.auth import errors
+from ott.auth.records import DeviceAuthorization
+from ott.errors import TooManyRequests
+from tests.unit.auth_world import World
+
+
+def test_device_code_gives_a_nine_digit_pin_and_a_long_device_code(world):
+    started = world.start_device()
+    assert re.fullmatch(r"[0-9]{9}", started.pin)
+    assert len(started.device_code) >= 22  # at least 128 bits
+    assert (started.expires_in, started.interval) == (900, 5)
+
+
+def test_the_pin_length_is_configurable():
+    assert len(World(PIN_LENGTH=6).start_device().pin) == 6
+    assert len(World(PIN_LENGTH=15).start_device().pin) == 15
+
+
+def poll(world, device_code):
+    return world.token("vendor:device_code", device_code=device_code)
+
+
+def test_polling_is_pending_until_the_pin_is_confirmed_then_tokens_come_once(world):
+    started = world.start_device()
+    with pytest.raises(errors.AuthorizationPending):
+        poll(world, started.device_code)
+    phone = world.personal()
+    world.confirm_pin(phone, started.pin)
+    world.clock.advance(5)
+    tv = poll(world, started.device_code)
+    assert world.access(tv).account_id == world.user_id  # the same account as the confirming app
+    world.clock.advance(5)
+    with pytest.raises(errors.InvalidGrant):
+        poll(world, started.device_code)
+
+
+def test_polling_faster_than_the_interval_slows_the_device_down(world):
+    started = world.start_device()
+    with pytest.raises(errors.AuthorizationPending):
+        poll(world, started.device_code)
+    world.clock.advance(2)
+    with pytest.raises(errors.SlowDown):
+        poll(world, started.device_code)
+    (device,) = world.store.all_of(DeviceAuthorization)
+    assert device.interval == 10
+    world.clock.advance(10)
+    with pytest.raises(errors.AuthorizationPending):
+        poll(world, started.device_code)
+
+
+def test_an_expired_device_code_is_expired_token(world):
+    started = world.start_device()
+    world.clock.advance(901)
+    with pytest.raises(errors.ExpiredToken):
+        poll(world, started.device_code)
+
+
+def test_an_anonymous_user_can_confirm_a_pin_for_its_own_account(world):
+    started = world.start_device()
+    phone = world.anonymous()
+    world.confirm_pin(phone, started.pin)
+    world.clock.advance(5)
+    tv = poll(world, started.device_code)
+    assert world.access(tv).account_id == world.access(phone).account_id
+    assert world.access(tv).anonymous is True
+
+
+@pytest.mark.parametrize("pin", ["000000000", "12345"])
+def test_a_wrong_pin_authorizes_nothing(world, pin):
+    started = world.start_device()
+    with pytest.raises((errors.InvalidGrant, errors.InvalidRequest)):
+        world.confirm_pin(world.personal(), pin)
+    with pytest.raises(errors.AuthorizationPending):
+        poll(world, started.device_code)
+
+
+def test_an_expired_pin_authorizes_nothing(world):
+    started = world.start_device()
+    phone = world.personal()
+    world.clock.advance(901)
+    with pytest.raises(errors.InvalidGrant):
+        world.confirm_pin(phone, started.pin)
+
+
+def test_pin_entry_is_limited_per_account():
+    world = World(PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR=3, PIN_ATTEMPTS_PER_IP_PER_HOUR=100)
+    phone = world.personal()
+    for number in range(3):
+        with pytest.raises(errors.InvalidGrant):
+            world.confirm_pin(phone, f"00000000{number}", ip=f"198.51.100.{number}")
+    started = world.start_device()
+    with pytest.raises(TooManyRequests):
+        world.confirm_pin(phone, started.pin, ip="198.51.100.99")
+
+
+def test_pin_entry_is_limited_per_address_and_a_success_does_not_reset_it():
+    world = World(PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR=100, PIN_ATTEMPTS_PER_IP_PER_HOUR=3)
+    for _ in range(2):
+        with pytest.raises(errors.InvalidGrant):
+            world.confirm_pin(world.anonymous(), "000000000", ip="203.0.113.5")
+    world.confirm_pin(world.anonymous(), world.start_device().pin, ip="203.0.113.5")  # the third attempt succeeds
+    with pytest.raises(TooManyRequests):
+        world.confirm_pin(world.anonymous(), world.start_device().pin, ip="203.0.113.5")
+
+
+def test_the_confirming_client_must_be_the_tokens_client(world):
+    from ott.auth import device
+
+    started = world.start_device()
+    entry = device.PinEntry(world.access(world.personal()), "other-client", started.pin, "1.2.3.4", world.clock.now)
+    with pytest.raises(errors.InvalidRequest):
+        device.confirm(world.store, world.policy, world.keys, entry)

@@ -1,0 +1,148 @@
+"""Account merge (spec document 1, 1.A.8): the hint table, the element rules, atomicity."""
+
+import pytest
+
+from ott.auth import errors
+from ott.auth.account import read_tree
+from ott.auth.merge import merge_hint, merge_patch, merge_trees
+from ott.auth.records import Account, DataTree
+from tests.unit.auth_world import REDIRECT
+
+
+@pytest.mark.parametrize(
+    ("source_anonymous", "destination_anonymous", "hint"),
+    [(True, True, "mine"), (True, False, "their"), (False, True, "mine"), (False, False, None)],
+)
+def test_the_hint_table(source_anonymous, destination_anonymous, hint):
+    assert merge_hint(source_anonymous, destination_anonymous) == hint
+
+
+def test_objects_merge_key_by_key_and_conflicts_follow_the_hint():
+    destination = {"settings": {"volume": 5, "lang": "ru"}, "favorites": [1, 2], "name": "tv"}
+    source = {"settings": {"volume": 9, "subtitles": True}, "favorites": [3], "history": {"last": 42}}
+    assert merge_trees(destination, source, "mine") == {
+        "settings": {"volume": 5, "lang": "ru", "subtitles": True},
+        "favorites": [1, 2],  # arrays are leaves: no element-wise merge
+        "name": "tv",
+        "history": {"last": 42},
+    }
+    assert merge_trees(destination, source, "their")["settings"]["volume"] == 9
+    assert merge_trees(destination, source, "their")["favorites"] == [3]
+
+
+def test_values_of_different_types_are_a_conflict():
+    assert merge_trees({"a": {"b": 1}}, {"a": 7}, "mine") == {"a": {"b": 1}}
+    assert merge_trees({"a": {"b": 1}}, {"a": 7}, "their") == {"a": 7}
+
+
+def test_merge_patch_follows_rfc_7396():
+    target = {"a": "b", "c": {"d": "e", "f": "g"}}
+    assert merge_patch(target, {"a": "z", "c": {"f": None}}) == {"a": "z", "c": {"d": "e"}}
+    assert merge_patch({"a": [1]}, {"a": [2, 3]}) == {"a": [2, 3]}
+    assert merge_patch({"a": 1}, {"b": {"c": None}}) == {"a": 1, "b": {}}
+
+
+def anonymous_with_tree(world, tree):
+    reply = world.anonymous()
+    account_id = world.access(reply).account_id
+    current = world.store.get(DataTree, str(account_id))
+    current.tree = tree
+    current.version += 1
+    world.store.items[("DATA", str(account_id))] = current
+    return reply, account_id
+
+
+def set_tree(world, account_id, tree):
+    current = world.store.get(DataTree, str(account_id))
+    current.tree = tree
+    world.store.items[("DATA", str(account_id))] = current
+
+
+def test_anonymous_into_personal_takes_the_anonymous_values(world):
+    source, source_id = anonymous_with_tree(world, {"volume": 9, "history": [1]})
+    set_tree(world, world.user_id, {"volume": 5, "lang": "ru"})
+    world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert read_tree(world.store, world.user_id) == {"volume": 9, "lang": "ru", "history": [1]}
+    assert world.store.get(DataTree, str(source_id)) is None
+    assert world.store.get(Account, str(source_id)).retired is True
+
+
+def test_the_source_accounts_tokens_are_revoked(world):
+    source, _ = anonymous_with_tree(world, {})
+    world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert world.access(source) is None
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=source.refresh_token)
+
+
+def test_anonymous_into_anonymous_keeps_the_destination_values(world):
+    source, _ = anonymous_with_tree(world, {"volume": 9, "only_source": True})
+    destination, destination_id = anonymous_with_tree(world, {"volume": 5})
+    started = world.start_device()
+    world.confirm_pin(destination, started.pin)
+    world.clock.advance(5)
+    world.token("vendor:device_code", device_code=started.device_code, anonymous_token=source.access_token)
+    assert read_tree(world.store, destination_id) == {"volume": 5, "only_source": True}
+
+
+def test_personal_into_anonymous_keeps_the_destination_values(world):
+    personal = world.personal()
+    set_tree(world, world.user_id, {"volume": 1, "only_personal": True})
+    destination, destination_id = anonymous_with_tree(world, {"volume": 5})
+    started = world.start_device()
+    world.confirm_pin(destination, started.pin)
+    world.clock.advance(5)
+    world.token("vendor:device_code", device_code=started.device_code, anonymous_token=personal.access_token)
+    assert read_tree(world.store, destination_id) == {"volume": 5, "only_personal": True}
+    assert world.store.get(Account, str(world.user_id)).retired is True
+
+
+def test_personal_into_personal_is_refused_and_changes_nothing(world):
+    from ott.auth.admin import create_user
+
+    other_id = create_user(world.store, "other@example.com", "other-password")
+    set_tree(world, other_id, {"x": 1})
+    set_tree(world, world.user_id, {"y": 2})
+    from ott.auth.login import sign_in
+    from ott.auth.records import Client
+
+    other_code = sign_in(
+        world.store,
+        world.policy,
+        world.store.get(Client, "demo-tv"),
+        REDIRECT,
+        "other@example.com",
+        "other-password",
+        world.clock.now,
+    )
+    other = world.token("authorization_code", code=other_code, redirect_uri=REDIRECT)
+    before = dict(world.store.items)
+    code = world.code()
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=other.access_token)
+    assert read_tree(world.store, world.user_id) == {"y": 2}
+    assert read_tree(world.store, other_id) == {"x": 1}
+    assert world.access(other) is not None
+    changed = {key for key in world.store.items if world.store.items[key] is not before.get(key)}
+    assert all(kind == "CODE" for kind, _ in changed)  # only the code that was signed in for
+
+
+def test_a_crash_during_the_merge_leaves_both_trees_whole_and_a_retry_merges_once(world):
+    source, source_id = anonymous_with_tree(world, {"volume": 9})
+    set_tree(world, world.user_id, {"lang": "ru"})
+    code = world.code()
+    world.store.fail_next_commit = True
+    with pytest.raises(RuntimeError):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert read_tree(world.store, world.user_id) == {"lang": "ru"}
+    assert read_tree(world.store, source_id) == {"volume": 9}
+    world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert read_tree(world.store, world.user_id) == {"lang": "ru", "volume": 9}
+    with pytest.raises(errors.InvalidGrant):  # the same request once more: the code is spent, nothing doubles
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert read_tree(world.store, world.user_id) == {"lang": "ru", "volume": 9}
+
+
+def test_an_invalid_anonymous_token_is_an_invalid_grant(world):
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token="nonsense")

@@ -1,0 +1,192 @@
+"""The token endpoint: every grant and every error constant (spec document 1, 4.A and 7.A)."""
+
+import pytest
+
+from ott.auth import errors
+from ott.auth.admin import register_client
+from ott.auth.crypto import token_hash
+from ott.auth.records import AccessToken, Family, RefreshToken
+from ott.errors import TooManyRequests
+from tests.unit.auth_world import REDIRECT, SECRET, World
+
+
+def test_anonymous_grant_gives_opaque_tokens_that_are_stored_only_as_hashes(world):
+    reply = world.anonymous()
+    assert reply.token_type == "bearer"
+    assert reply.expires_in == 3600
+    assert len(reply.access_token) >= 43 and len(reply.refresh_token) >= 43  # 256 bits, base64url
+    stored = repr(world.store.items)
+    assert reply.access_token not in stored and reply.refresh_token not in stored
+    access = world.access(reply)
+    assert access.anonymous is True and access.expires_at == world.clock.now + 3600
+
+
+def test_anonymous_accounts_are_limited_per_address_per_hour():
+    world = World(ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR=3)
+    for _ in range(3):
+        world.anonymous(ip="203.0.113.9")
+    with pytest.raises(TooManyRequests):
+        world.anonymous(ip="203.0.113.9")
+    world.anonymous(ip="203.0.113.10")  # another address is not affected
+    world.clock.advance(3600)
+    world.anonymous(ip="203.0.113.9")  # a new hour
+
+
+@pytest.mark.parametrize(
+    ("credentials", "error"),
+    [
+        ({"client_id": "nobody", "client_secret": SECRET}, errors.InvalidClient),
+        ({"client_id": "demo-tv", "client_secret": "wrong"}, errors.InvalidClient),
+        ({"client_id": "demo-tv"}, errors.InvalidClient),
+    ],
+)
+def test_client_authentication(world, credentials, error):
+    with pytest.raises(error):
+        world.exchange({"grant_type": "vendor:anonymous", **credentials})
+
+
+def test_basic_credentials_work_and_may_not_be_sent_twice(world):
+    assert world.token("vendor:anonymous", basic=("demo-tv", SECRET)).access_token
+    with pytest.raises(errors.InvalidRequest):
+        world.token("vendor:anonymous", basic=("demo-tv", SECRET), client_secret=SECRET)
+
+
+def test_an_unknown_grant_type_is_unsupported(world):
+    with pytest.raises(errors.UnsupportedGrantType):
+        world.token("password", username="demo@example.com", password="demo-password")
+
+
+def test_a_grant_the_operator_switched_off_is_unsupported():
+    world = World(DISABLED_GRANTS="vendor:anonymous")
+    with pytest.raises(errors.UnsupportedGrantType):
+        world.anonymous()
+
+
+def test_a_grant_the_client_may_not_use_is_unauthorized_client(world):
+    register_client(world.store, "demo-web", "Web", ["authorization_code"], [REDIRECT], secret="web-secret")
+    with pytest.raises(errors.UnauthorizedClient):
+        world.exchange({"grant_type": "vendor:anonymous", "client_id": "demo-web", "client_secret": "web-secret"})
+
+
+def test_a_missing_grant_parameter_is_an_invalid_request(world):
+    with pytest.raises(errors.InvalidRequest):
+        world.token("refresh_token")
+    with pytest.raises(errors.InvalidRequest):
+        world.token("vendor:anonymous", anonymous_token="x")  # merge goes with code and device grants only
+
+
+def test_authorization_code_grant_for_a_personal_account(world):
+    reply = world.personal()
+    access = world.access(reply)
+    assert access.account_id == world.user_id and access.anonymous is False
+
+
+@pytest.mark.parametrize("redirect_uri", [None, "http://localhost:8765/callback"])
+def test_the_code_is_bound_to_its_redirect_uri(world, redirect_uri):
+    code = world.code()
+    fields = {"redirect_uri": redirect_uri} if redirect_uri else {}
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=code, **fields)
+
+
+def test_the_code_is_bound_to_its_client(world):
+    register_client(world.store, "demo-web", "Web", ["authorization_code"], [REDIRECT], secret="web-secret")
+    code = world.code()
+    with pytest.raises(errors.InvalidGrant):
+        world.token(
+            "authorization_code", code=code, redirect_uri=REDIRECT, client_id="demo-web", client_secret="web-secret"
+        )
+
+
+def test_the_code_expires_after_ten_minutes(world):
+    code = world.code()
+    world.clock.advance(601)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT)
+
+
+def test_a_code_used_twice_fails_and_revokes_what_its_first_use_issued(world):
+    code = world.code()
+    first = world.token("authorization_code", code=code, redirect_uri=REDIRECT)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT)
+    assert world.access(first) is None
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=first.refresh_token)
+
+
+def test_refresh_rotates_both_tokens(world):
+    first = world.anonymous()
+    second = world.token("refresh_token", refresh_token=first.refresh_token)
+    assert second.refresh_token != first.refresh_token
+    assert world.access(first) is None  # one live access token per sign-in
+    assert world.access(second).account_id == world.access(second).account_id
+
+
+def test_a_rotated_refresh_token_within_the_grace_window_still_works(world):
+    first = world.anonymous()
+    world.token("refresh_token", refresh_token=first.refresh_token)
+    world.clock.advance(10)
+    again = world.token("refresh_token", refresh_token=first.refresh_token)
+    assert world.access(again) is not None
+
+
+def test_reuse_after_the_grace_window_revokes_the_whole_family(world):
+    first = world.anonymous()
+    second = world.token("refresh_token", refresh_token=first.refresh_token)
+    world.clock.advance(31)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=first.refresh_token)
+    assert world.access(second) is None
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=second.refresh_token)
+    (family,) = world.store.all_of(Family)
+    assert family.revoked
+
+
+def test_the_family_is_revoked_in_a_bounded_number_of_writes(world):
+    first = world.anonymous()
+    token = first.refresh_token
+    for _ in range(20):
+        token = world.token("refresh_token", refresh_token=token).refresh_token
+    world.clock.advance(60)
+    writes = []
+    original = world.store.commit
+    world.store.commit = lambda changes: (writes.append(len(changes)), original(changes))[1]
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=first.refresh_token)
+    assert writes == [3]  # the live access token, the live refresh token, the family
+
+
+def test_a_refresh_token_of_another_client_is_refused(world):
+    register_client(world.store, "demo-web", "Web", ["refresh_token"], [], secret="web-secret")
+    first = world.anonymous()
+    with pytest.raises(errors.InvalidGrant):
+        world.token(
+            "refresh_token", refresh_token=first.refresh_token, client_id="demo-web", client_secret="web-secret"
+        )
+
+
+def test_a_legacy_token_without_expiry_becomes_a_refresh_token(world):
+    from ott.auth.admin import LegacyToken, import_legacy
+
+    import_legacy(world.store, [LegacyToken("legacy-v1-token", world.user_id, "demo-tv")])
+    assert world.store.get(AccessToken, token_hash("legacy-v1-token")) is not None  # works as access token
+    reply = world.token("refresh_token", refresh_token="legacy-v1-token")
+    assert reply.refresh_token == "legacy-v1-token"
+    assert world.store.get(AccessToken, token_hash("legacy-v1-token")) is None  # no longer an access token
+    assert world.store.get(RefreshToken, token_hash("legacy-v1-token")) is not None
+    assert world.access(reply).account_id == world.user_id
+    rotated = world.token("refresh_token", refresh_token="legacy-v1-token")
+    assert rotated.refresh_token != "legacy-v1-token"
+
+
+def test_an_access_token_with_an_expiry_is_no_refresh_token(world):
+    reply = world.anonymous()
+    with pytest.raises(errors.ExpiringTokenAsRefresh):
+        world.token("refresh_token", refresh_token=reply.access_token)
+
+
+def test_an_unknown_refresh_token_is_an_invalid_grant(world):
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token="never-issued")
