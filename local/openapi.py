@@ -48,7 +48,6 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
 def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) -> dict[str, Any]:
     fmt = next((f for f in doc.formats if route.path.endswith(f".{f}")), doc.formats[0])
     content_type = CONTENT_TYPES[fmt].split(";")[0]
-    suffix = "" if route.method != "ANY" else method.capitalize()
     # A route that answers with pages (authorize) sends its errors as pages or as JSON.
     error_types = [content_type] + ([doc.content_type] if doc.content_type else [])
     error = {
@@ -65,7 +64,7 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     elif doc.content_type:
         responses[str(doc.success_status)] = reply("success", doc.content_type, {"type": "string"})
     op: dict[str, Any] = {
-        "operationId": f"{route.function}{suffix}{fmt.capitalize()}",
+        "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}",
         "summary": doc.summary,
         "parameters": [*query_parameters(doc.params), *path_parameters(route.path)],
         "responses": responses,

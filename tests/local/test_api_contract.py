@@ -13,9 +13,9 @@ def api_schema(stack):
     return schemathesis.openapi.from_url(f"{stack.url}/openapi.json")
 
 
-@API.include(path_regex="^/registry/").parametrize()
+@API.include(path_regex="^/(registry|auth)/").parametrize()
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
-def test_registry_routes_honour_the_contract(case):
+def test_registry_and_auth_routes_honour_the_contract(case):
     # Ids that are well-formed but name nothing (territory=0, parentTerritoryId=7) are refused with 400:
     # a schema cannot say which ids exist, so the "valid data is accepted" heuristic does not apply.
     excluded = [positive_data_acceptance]

@@ -56,3 +56,17 @@ def test_ctrl_c_stops_everything(tmp_path):
     assert stack.stop() == 0
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_the_bearer_authorizer_answers_with_the_templates_gateway_responses(stack):
+    account = f"{stack.url}/auth/2/account"
+    missing = requests.get(account, timeout=10)
+    assert missing.status_code == 401
+    assert missing.headers["WWW-Authenticate"] == 'Bearer realm="ott"'  # no `error` when no token was sent
+    wrong = requests.get(account, headers={"Authorization": "Bearer wrong"}, timeout=10)
+    assert wrong.status_code == 401
+    assert wrong.headers["WWW-Authenticate"] == 'Bearer realm="ott", error="invalid_token"'
+    form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+    issued = requests.post(f"{stack.url}/auth/2/token", data=form, timeout=10).json()
+    valid = requests.get(account, params={"access_token": issued["access_token"]}, timeout=10)
+    assert valid.status_code == 200 and valid.json()["account_id"] > 0

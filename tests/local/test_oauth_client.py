@@ -1,0 +1,143 @@
+"""A real OAuth client that nobody here wrote, requests-oauthlib, signs in through the login page in
+headless Chromium and then uses and refreshes its tokens, all against the local stack over HTTP."""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+from requests.auth import HTTPBasicAuth
+from requests_oauthlib import OAuth2Session
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# Headless, no sandbox (root in a container), and nothing that reaches the network on its own.
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+CLIENT_ID = "demo-tv"
+CLIENT_SECRET = "demo-tv-secret"
+CALLBACK = "http://127.0.0.1:8765/callback"  # registered for demo-tv; nothing listens there
+USERNAME = "demo@example.com"
+PASSWORD = "demo-password"
+
+
+def start_chromium(profile: Path, *flags: str) -> WebDriver:
+    """Debian's Chromium and its driver, named explicitly so that Selenium Manager never downloads anything."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).is_file()]
+    if missing:
+        if "CI" in os.environ:
+            pytest.fail(f"{' and '.join(missing)} missing: .ci/run should have installed chromium and chromium-driver")
+        pytest.skip("install Debian's chromium and chromium-driver (done by .ci/run)")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in [*FLAGS, f"--user-data-dir={profile}", *flags]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture(autouse=True)
+def plain_http_on_loopback(monkeypatch):
+    """oauthlib refuses http unless told: the local stack is plain http, on loopback only."""
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator[WebDriver]:
+    driver = start_chromium(tmp_path / "profile")
+    yield driver
+    driver.quit()
+
+
+def sign_in(driver: WebDriver, url: str, password: str) -> None:
+    driver.get(url)
+    driver.find_element(By.ID, "login").send_keys(USERNAME)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "button[name=action][value=login]").click()
+
+
+def test_requests_oauthlib_signs_in_through_the_login_page_then_uses_and_refreshes_its_tokens(stack, browser):
+    client = OAuth2Session(CLIENT_ID, redirect_uri=CALLBACK)
+    authorization_url, state = client.authorization_url(f"{stack.url}/auth/2/authorize")
+
+    sign_in(browser, authorization_url, PASSWORD)
+    WebDriverWait(browser, 20).until(
+        lambda driver: driver.current_url.startswith(f"{CALLBACK}?"),
+        message="the browser was not sent back to the callback",
+    )
+    callback = browser.current_url
+    query = parse_qs(urlsplit(callback).query)
+    assert query["state"] == [state]
+    assert query["code"][0]
+    assert "error" not in query
+
+    token = client.fetch_token(
+        f"{stack.url}/auth/2/token", authorization_response=callback, client_secret=CLIENT_SECRET, timeout=10
+    )
+    assert token["access_token"]
+    assert token["refresh_token"]
+    assert token["token_type"] == "bearer"
+    assert token["expires_in"] > 0
+
+    account = client.get(f"{stack.url}/auth/2/account", timeout=10)
+    assert account.status_code == 200
+    assert account.json()["username"] == USERNAME
+
+    refreshed = client.refresh_token(
+        f"{stack.url}/auth/2/token", auth=HTTPBasicAuth(CLIENT_ID, CLIENT_SECRET), timeout=10
+    )
+    assert refreshed["access_token"] != token["access_token"]
+    assert refreshed["refresh_token"] != token["refresh_token"]  # rotated
+    assert client.token["access_token"] == refreshed["access_token"]
+    account = client.get(f"{stack.url}/auth/2/account", timeout=10)
+    assert account.status_code == 200
+    assert account.json()["username"] == USERNAME
+    # The session really sent the new token: the same call without a token is refused.
+    assert requests.get(f"{stack.url}/auth/2/account", timeout=10).status_code == 401
+
+
+def test_a_wrong_password_shows_the_form_again_with_a_message(stack, browser):
+    url, _ = OAuth2Session(CLIENT_ID, redirect_uri=CALLBACK).authorization_url(f"{stack.url}/auth/2/authorize")
+    browser.get(url)
+    assert browser.find_elements(By.CSS_SELECTOR, "p.message") == []
+
+    sign_in(browser, url, "not-the-password")
+    message = WebDriverWait(browser, 20).until(
+        lambda driver: driver.find_elements(By.CSS_SELECTOR, "p.message"),
+        message="no error message after a wrong password",
+    )[0]
+    assert message.text == "Wrong e-mail or password."
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+    assert not browser.current_url.startswith(CALLBACK)
+    # The form is there again, with the e-mail kept and the password not.
+    assert browser.find_element(By.ID, "login").get_attribute("value") == USERNAME
+    assert browser.find_element(By.ID, "password").get_attribute("value") == ""
+
+
+def test_a_browser_that_prefers_russian_gets_the_page_in_russian(stack, tmp_path):
+    url, _ = OAuth2Session(CLIENT_ID, redirect_uri=CALLBACK).authorization_url(f"{stack.url}/auth/2/authorize")
+    driver = start_chromium(tmp_path / "profile", "--accept-lang=ru")
+    try:
+        driver.get(url)
+        assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ru"
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Вход в аккаунт"
+        assert driver.find_element(By.CSS_SELECTOR, "button[name=action][value=login]").text == "Войти"
+    finally:
+        driver.quit()
