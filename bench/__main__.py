@@ -2,10 +2,11 @@ import sys
 
 from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
+from bench.token_cpu import report_token_cpu
 
 
 def main() -> int:
-    failures = report_cold_starts() + report_dynamodb_calls()
+    failures = report_cold_starts() + report_dynamodb_calls() + report_token_cpu()
     print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
     return 1 if failures else 0
 

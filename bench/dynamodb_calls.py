@@ -1,12 +1,20 @@
-"""DynamoDB calls each registry method makes for one request, on the demo data in moto."""
+"""DynamoDB calls each request makes, on the demo data in moto: every registry method (sample events from
+events/) and every token grant."""
 
 import importlib
+import json
 import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from urllib.parse import urlencode
 
 from local.template import REGION, Template
 
-# Bars from the issues; methods without a bar are reported for information.
-CALL_BARS = {"registry_whereami": 3}
+REGISTRY_BARS = {"registry_whereami": 3}
+TOKEN_BAR = 3
+CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+REDIRECT = "http://127.0.0.1:8765/callback"
 
 
 def report_dynamodb_calls() -> int:
@@ -19,32 +27,75 @@ def report_dynamodb_calls() -> int:
 
     from local.metering import counting_calls
     from local.resources import create_all
-    from ops.registry_load import load
+    from local.seed import seed_demo
     from ott.aws import client, reset_clients
     from ott.config import reset_settings
-    from tests.conftest import DEMO_REGISTRY
     from tests.integration.conftest import Context, sample_event
 
+    def measure(call: Callable[[], dict]) -> tuple[Counter[str], dict]:
+        with counting_calls(client("dynamodb")) as calls:
+            reply = call()
+        return calls, reply
+
     failures = 0
-    print("\nDynamoDB calls per request (demo data, sample events from events/)")
-    print(f"{'method':32} {'calls':>5}  operations")
+    print("\nDynamoDB calls per request (demo data in moto)")
+    print(f"{'request':40} {'calls':>5}  operations")
     with mock_aws():
         reset_clients()
         reset_settings()
         create_all(template, client)
-        load(DEMO_REGISTRY, template.physical_name("RegistryTable"), client("dynamodb"))
+        seed_demo(template, client("dynamodb"))
         for function in template.functions():
             folder = function.module.split(".")[1]
             if not folder.startswith("registry_"):
                 continue
             handler = getattr(importlib.import_module(function.module), function.attribute)
-            with counting_calls(client("dynamodb")) as calls:
-                handler(sample_event(folder), Context())
-            total = sum(calls.values())
-            bar = CALL_BARS.get(folder)
-            missed = (bar is not None and total > bar) or "Scan" in calls
-            failures += missed
-            verdict = "MISSED" if missed else ("ok" if bar is not None else "")
-            detail = ", ".join(f"{name} x{count}" for name, count in sorted(calls.items())) or "none"
-            print(f"{folder:32} {total:5}  {detail} {f'(bar <= {bar})' if bar else ''} {verdict}")
+            calls, _ = measure(lambda handler=handler, folder=folder: handler(sample_event(folder), Context()))
+            failures += show(folder, calls, REGISTRY_BARS.get(folder))
+
+        token = importlib.import_module("functions.auth_token.app").lambda_handler
+
+        def grant(**fields: str) -> dict:
+            event = {**sample_event("auth_token"), "body": urlencode({**CLIENT, **fields})}
+            return token(event, Context())
+
+        for name, fields in token_requests(grant):
+            calls, reply = measure(lambda fields=fields: grant(**fields))
+            failures += show(f"token {name}", calls, TOKEN_BAR)
+            if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
+                raise RuntimeError(f"token {name}: {reply['body']}")
     return failures
+
+
+def token_requests(grant: Callable[..., dict]):
+    """Each grant once, prepared by the requests a client would make before it."""
+    from ott.auth.crypto import token_hash
+    from ott.auth.device import PinEntry, confirm, start
+    from ott.auth.login import sign_in
+    from ott.auth.policy import AuthPolicy
+    from ott.auth.records import AccessToken, Client
+    from ott.auth.store import auth_keys, auth_store
+    from ott.config import load_settings
+
+    store, policy, now = auth_store(), load_settings(AuthPolicy), int(time.time())
+    yield "vendor:anonymous", {"grant_type": "vendor:anonymous"}
+    issued = json.loads(grant(grant_type="vendor:anonymous")["body"])
+    yield "refresh_token", {"grant_type": "refresh_token", "refresh_token": issued["refresh_token"]}
+    code = sign_in(store, policy, store.get(Client, "demo-tv"), REDIRECT, "demo@example.com", "demo-password", now)
+    yield "authorization_code", {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT}
+    started = start(store, policy, auth_keys(), "demo-tv", now)
+    yield "vendor:device_code (pending)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
+    signed_in = json.loads(grant(grant_type="vendor:anonymous")["body"])  # the app the PIN is typed in
+    access = store.get(AccessToken, token_hash(signed_in["access_token"]))
+    confirm(store, policy, auth_keys(), PinEntry(access, "demo-tv", started.pin, "127.0.0.1", now))
+    time.sleep(policy.device_poll_interval)
+    yield "vendor:device_code (authorized)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
+
+
+def show(name: str, calls: Counter[str], bar: int | None) -> int:
+    total = sum(calls.values())
+    missed = (bar is not None and total > bar) or "Scan" in calls
+    verdict = "MISSED" if missed else ("ok" if bar is not None else "")
+    detail = ", ".join(f"{operation} x{count}" for operation, count in sorted(calls.items())) or "none"
+    print(f"{name:40} {total:5}  {detail} {f'(bar <= {bar})' if bar else ''} {verdict}")
+    return int(missed)

@@ -1,16 +1,23 @@
 """AWS clients, created on first use so that a function's cold start pays only for what it calls."""
 
-from functools import cache
 from typing import Any
 
+_clients: dict[str, Any] = {}
 
-@cache
+
 def client(service: str) -> Any:
-    import boto3  # deferred: importing boto3 costs more than a whole handler's import
+    if service not in _clients:
+        import boto3  # deferred: importing boto3 costs more than a whole handler's import
 
-    return boto3.client(service)
+        _clients[service] = boto3.client(service)
+    return _clients[service]
+
+
+def use_client(service: str, instance: Any) -> None:
+    """Answer `client(service)` with `instance` (benchmarks stub DynamoDB this way)."""
+    _clients[service] = instance
 
 
 def reset_clients() -> None:
     """Forget clients (tests switch between emulated accounts)."""
-    client.cache_clear()
+    _clients.clear()
