@@ -293,3 +293,12 @@ def test_a_token_request_makes_at_most_three_dynamodb_calls(demo, grant, prepare
         reply = token(grant_type=grant, **CLIENT, **fields)
     assert reply["statusCode"] == 200, reply["body"]
     assert sum(calls.values()) <= 3, calls
+
+
+def test_after_five_failures_the_page_asks_to_wait(demo):
+    for _ in range(5):
+        assert sign_in(password="wrong-password")["statusCode"] == 400
+    locked = sign_in()  # even the right password waits
+    assert locked["statusCode"] == 429
+    assert "Слишком много неудачных попыток" in locked["body"]
+    assert int(locked["headers"]["Retry-After"]) > 0
