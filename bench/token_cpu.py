@@ -61,7 +61,7 @@ def report_token_cpu() -> int:
     os.environ.update(Template().environment())
     from functions.auth_token import app
     from ott.auth.admin import register_client
-    from ott.auth.store import DynamoAuthStore
+    from ott.auth.store import auth_records
     from ott.aws import use_client
     from ott.config import reset_settings
     from tests.integration.conftest import Context, sample_event
@@ -70,7 +70,7 @@ def report_token_cpu() -> int:
     use_client("dynamodb", stub)
     reset_settings()  # the raised anonymous limit above
     grants = ["vendor:anonymous", "refresh_token"]
-    register_client(DynamoAuthStore(stub, os.environ["AUTH_TABLE"]), "bench-tv", "Bench", grants, secret="bench-secret")
+    register_client(auth_records(stub, os.environ["AUTH_TABLE"]), "bench-tv", "Bench", grants, secret="bench-secret")
     event = sample_event("auth_token")
     credentials = {"client_id": "bench-tv", "client_secret": "bench-secret"}
 

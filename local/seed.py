@@ -8,17 +8,18 @@ import yaml
 from local.template import Template
 from ops.registry_load import load
 from ott.auth.admin import create_user, register_client
-from ott.auth.store import DynamoAuthStore
+from ott.auth.store import auth_records
+from ott.recordstore import RecordStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
 
 
 def seed_demo(template: Template, dynamodb: Any) -> None:
     load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
-    seed_auth(DynamoAuthStore(dynamodb, template.physical_name("AuthTable")))
+    seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
 
 
-def seed_auth(store: DynamoAuthStore) -> None:
+def seed_auth(store: RecordStore) -> None:
     """The demo clients and users of local/demo/auth.yaml."""
     demo = yaml.safe_load((DEMO / "auth.yaml").read_text(encoding="utf-8"))
     for entry in demo["clients"]:

@@ -12,8 +12,9 @@ import boto3
 from ops.target import add_target, table_name
 from ott.auth.admin import register_client
 from ott.auth.policy import GRANTS, SCOPES
-from ott.auth.store import ConcurrentChange, DynamoAuthStore
+from ott.auth.store import auth_records
 from ott.errors import InvalidInput
+from ott.recordstore import ConcurrentChange
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--access-ttl", type=int, default=3600)
     add_target(parser)
     args = parser.parse_args(argv)
-    store = DynamoAuthStore(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+    store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
     try:
         secret = register_client(
             store, args.client_id, args.name, args.grant, args.redirect_uri, args.scope or SCOPES, args.access_ttl

@@ -15,7 +15,8 @@ import boto3
 
 from ops.target import add_target, table_name
 from ott.auth.admin import LegacyToken, import_legacy
-from ott.auth.store import ConcurrentChange, DynamoAuthStore
+from ott.auth.store import auth_records
+from ott.recordstore import ConcurrentChange
 
 
 def read_tokens(path: Path) -> list[LegacyToken]:
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tokens = read_tokens(args.file)  # the whole file is read and checked before anything is written
-        store = DynamoAuthStore(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+        store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
         count = import_legacy(store, tokens)
     except ValueError as error:
         print(error, file=sys.stderr)

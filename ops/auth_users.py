@@ -11,8 +11,9 @@ import boto3
 
 from ops.target import add_target, table_name
 from ott.auth.admin import create_user
-from ott.auth.store import ConcurrentChange, DynamoAuthStore
+from ott.auth.store import auth_records
 from ott.errors import InvalidInput
+from ott.recordstore import ConcurrentChange
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     add_target(parser)
     args = parser.parse_args(argv)
     password = getpass.getpass("password: ")
-    store = DynamoAuthStore(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+    store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
     try:
         account_id = create_user(store, args.username, password, cid=args.cid)
     except InvalidInput as error:

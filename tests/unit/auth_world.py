@@ -9,7 +9,7 @@ from ott.auth.models import TokenForm, TokenReply
 from ott.auth.policy import GRANTS, AuthPolicy
 from ott.auth.records import AccessToken, Client
 from ott.auth.tokens import TokenRequest, exchange
-from tests.unit.fakes import Clock, InMemoryAuthStore
+from tests.unit.fakes import Clock, InMemoryRecordStore
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 SECRET = "demo-tv-secret"
@@ -18,7 +18,7 @@ SECRET = "demo-tv-secret"
 class World:
     def __init__(self, **policy: object) -> None:
         self.clock = Clock()
-        self.store = InMemoryAuthStore(self.clock)
+        self.store = InMemoryRecordStore(self.clock)
         self.policy = AuthPolicy.model_validate(policy)
         self.keys = AuthKeys.derive("unit-test-master-key")
         register_client(self.store, "demo-tv", "Demo TV", GRANTS, [REDIRECT], secret=SECRET)

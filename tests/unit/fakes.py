@@ -4,8 +4,7 @@ import copy
 from collections import Counter
 from collections.abc import Iterable
 
-from ott.auth.records import Record
-from ott.auth.store import ConcurrentChange, Put
+from ott.recordstore import ConcurrentChange, Put, Record
 from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
 from ott.registry.models import Area, HubIsolation
 from ott.registry.store import KnownInfoReport, Selection
@@ -57,8 +56,8 @@ class InMemoryRegistryStore:
         self.snapshot = snapshot
 
 
-class InMemoryAuthStore:
-    """The auth port in memory: conditional writes, all-or-nothing commits, expiring items and counters."""
+class InMemoryRecordStore:
+    """The record store in memory: conditional writes, all-or-nothing commits, expiring items and counters."""
 
     def __init__(self, clock: "Clock") -> None:
         self.clock = clock

@@ -9,8 +9,9 @@ from ott.auth.merge import merge_patch
 from ott.auth.models import AccountInfo
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import Account, DataTree
-from ott.auth.store import AuthStore, ConcurrentChange, changed, created
+from ott.auth.store import AuthStore
 from ott.errors import InvalidInput, InvalidToken
+from ott.recordstore import ConcurrentChange, changed, created
 
 MAX_TREE_BYTES = 64 * 1024
 

@@ -9,8 +9,9 @@ from ott.auth.crypto import hash_password, token_hash
 from ott.auth.policy import GRANTS, SCOPES
 from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
-from ott.auth.store import AuthStore, created
+from ott.auth.store import AuthStore
 from ott.errors import InvalidInput
+from ott.recordstore import created
 
 CLIENT_ID = re.compile(r"^[a-z0-9_]+(-[a-z0-9_]+)+$")  # <product>-<platform>, as the registry names clients
 

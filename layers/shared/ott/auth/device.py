@@ -10,8 +10,9 @@ from ott.auth.keys import AuthKeys
 from ott.auth.models import DeviceCodeReply, PinConfirmation
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AccessToken, Client, DeviceAuthorization, Pin
-from ott.auth.store import AuthStore, ConcurrentChange, Delete, changed, created
+from ott.auth.store import AuthStore
 from ott.errors import TooManyRequests
+from ott.recordstore import ConcurrentChange, Delete, changed, created
 
 HOUR = 3600
 PIN_ATTEMPTS = 5  # fresh PINs tried before giving up on a (very unlikely) run of collisions

@@ -5,8 +5,9 @@ from urllib.parse import urlencode, urlsplit
 from ott.auth.crypto import DUMMY_PASSWORD_HASH, new_token, token_hash, verify_password
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AuthorizationCode, Client, Credentials
-from ott.auth.store import AuthStore, created
+from ott.auth.store import AuthStore
 from ott.errors import DomainError
+from ott.recordstore import created
 
 HOUR = 3600
 FAILURE_MEMORY = 86_400  # consecutive failures are forgotten a day after the last one

@@ -1,24 +1,11 @@
-"""What the auth service keeps. Every record names its key; `version` makes each change a conditional write;
-`ttl` is when DynamoDB may delete the item (readers treat a passed `ttl` as absent)."""
+"""What the auth service keeps (see ott.recordstore for how records are stored and changed)."""
 
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ott.recordstore import Record
+
 DEVICE_RETENTION = 86_400  # a device code is kept a day past its expiry, to answer expired_token
-
-
-@dataclass(slots=True)
-class Record:
-    kind: ClassVar[str]
-    version: int = 0
-
-    @property
-    def key(self) -> str:
-        raise NotImplementedError
-
-    @property
-    def ttl(self) -> int | None:
-        return None
 
 
 @dataclass(slots=True)
@@ -191,18 +178,15 @@ class Pin(Record):
         return self.expires_at
 
 
-RECORD_KINDS: dict[str, type[Record]] = {
-    kind.kind: kind
-    for kind in (
-        Client,
-        Account,
-        Credentials,
-        DataTree,
-        AccessToken,
-        RefreshToken,
-        Family,
-        AuthorizationCode,
-        DeviceAuthorization,
-        Pin,
-    )
-}
+AUTH_RECORDS = (
+    Client,
+    Account,
+    Credentials,
+    DataTree,
+    AccessToken,
+    RefreshToken,
+    Family,
+    AuthorizationCode,
+    DeviceAuthorization,
+    Pin,
+)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.models import TokenReply
 from ott.auth.records import AccessToken, Client, Family, RefreshToken
-from ott.auth.store import Delete, Put, changed, created
+from ott.recordstore import Delete, Put, changed, created
 
 
 @dataclass

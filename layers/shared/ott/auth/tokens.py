@@ -18,8 +18,9 @@ from ott.auth.records import (
     RefreshToken,
 )
 from ott.auth.sessions import issue, new_account_id, open_family, revocation
-from ott.auth.store import AuthStore, ConcurrentChange, Delete, Key, Put, changed, created
+from ott.auth.store import AuthStore
 from ott.errors import TooManyRequests
+from ott.recordstore import ConcurrentChange, Delete, Key, Put, changed, created
 
 HOUR = 3600
 

@@ -1,0 +1,195 @@
+"""Versioned records in DynamoDB: the storage pattern of the services whose items change state.
+
+An item is keyed by `pk` = `<KIND>#<key>`; its content is JSON in `doc`, its version in `v`, its expiry
+in `ttl`. Every change is conditional (created only if absent, replaced only at the version read) and
+the changes of one request commit together in one transaction, across tables when they must.
+"""
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol, TypeVar
+
+
+@dataclass(slots=True)
+class Record:
+    kind: ClassVar[str]
+    version: int = 0
+
+    @property
+    def key(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def ttl(self) -> int | None:
+        """When DynamoDB may delete the item; readers treat a passed ttl as absent."""
+        return None
+
+
+R = TypeVar("R", bound=Record)
+Key = tuple[type[Record], str]
+
+
+class ConcurrentChange(Exception):
+    """Another request changed a record between our read and our write; nothing of ours was written."""
+
+
+@dataclass(frozen=True)
+class Put:
+    record: Record
+    expected_version: int | None  # None: the record must not exist yet
+
+
+@dataclass(frozen=True)
+class Delete:
+    kind: type[Record]
+    key: str
+    expected_version: int | None = None  # None: whatever is there
+
+
+def created(record: Record) -> Put:
+    return Put(record, None)
+
+
+def changed(record: Record) -> Put:
+    """The record as changed by the caller, written only over the version that was read."""
+    expected = record.version
+    record.version += 1
+    return Put(record, expected)
+
+
+class RecordStore(Protocol):
+    def get(self, kind: type[R], key: str) -> R | None: ...
+    def read(self, keys: Sequence[Key]) -> dict[Key, Record]: ...
+    def commit(self, changes: Sequence[Put | Delete]) -> None: ...
+    def increment(self, counter: str, expires_at: int) -> int: ...
+    def counter(self, counter: str) -> tuple[int, int]: ...
+    def reset(self, counter: str) -> None: ...
+
+
+def pk(kind: type[Record] | str, key: str) -> dict[str, str]:
+    return {"S": f"{kind if isinstance(kind, str) else kind.kind}#{key}"}
+
+
+def to_item(record: Record) -> dict[str, Any]:
+    content = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "version"}
+    item = {
+        "pk": pk(type(record), record.key),
+        "v": {"N": str(record.version)},
+        "doc": {"S": json.dumps(content, separators=(",", ":"))},
+    }
+    if record.ttl is not None:
+        item["ttl"] = {"N": str(record.ttl)}
+    return item
+
+
+class DynamoRecordStore:
+    """Records of the given kinds, each kind in its table; counters in `counter_table`."""
+
+    def __init__(self, dynamodb: Any, tables: dict[type[Record], str], counter_table: str) -> None:
+        self._dynamodb = dynamodb
+        self._tables = tables
+        self._kinds = {kind.kind: kind for kind in tables}
+        self._counters = counter_table
+
+    def _from_item(self, item: dict[str, Any], now: int) -> Record | None:
+        if "ttl" in item and int(item["ttl"]["N"]) <= now:
+            return None  # DynamoDB deletes expired items late: a passed ttl means absent
+        kind = self._kinds[item["pk"]["S"].split("#", 1)[0]]
+        record = kind(version=int(item["v"]["N"]), **json.loads(item["doc"]["S"]))
+        for attribute, value in item.items():  # attributes that a state machine sets directly
+            if attribute not in ("pk", "v", "doc", "ttl") and hasattr(record, attribute):
+                setattr(record, attribute, next(iter(value.values())))
+        return record
+
+    def get(self, kind: type[R], key: str) -> R | None:
+        reply = self._dynamodb.get_item(TableName=self._tables[kind], Key={"pk": pk(kind, key)})
+        return self._from_item(reply["Item"], int(time.time())) if "Item" in reply else None  # type: ignore[return-value]
+
+    def read(self, keys: Sequence[Key]) -> dict[Key, Record]:
+        found: dict[Key, Record] = {}
+        now = int(time.time())
+        requests = [(self._tables[kind], f"{kind.kind}#{key}", (kind, key)) for kind, key in keys]
+        wanted = {(table, name): key for table, name, key in requests}
+        for start in range(0, len(requests), 100):
+            pending: dict = {}
+            for table, name, _ in requests[start : start + 100]:
+                pending.setdefault(table, {"Keys": []})["Keys"].append({"pk": {"S": name}})
+            while pending:
+                reply = self._dynamodb.batch_get_item(RequestItems=pending)
+                for table, items in reply.get("Responses", {}).items():
+                    for item in items:
+                        record = self._from_item(item, now)
+                        if record is not None:
+                            found[wanted[(table, item["pk"]["S"])]] = record
+                pending = reply.get("UnprocessedKeys") or {}
+        return found
+
+    def commit(self, changes: Sequence[Put | Delete]) -> None:
+        operations = [self._operation(change) for change in changes]
+        try:
+            if len(operations) == 1 and "Put" in operations[0]:
+                self._dynamodb.put_item(**operations[0]["Put"])
+            elif len(operations) == 1:
+                self._dynamodb.delete_item(**operations[0]["Delete"])
+            else:
+                self._dynamodb.transact_write_items(TransactItems=operations)
+        except self._dynamodb.exceptions.ConditionalCheckFailedException:
+            raise ConcurrentChange from None
+        except self._dynamodb.exceptions.TransactionCanceledException as error:
+            reasons = {r.get("Code") for r in error.response.get("CancellationReasons", [])}
+            if reasons & {"ConditionalCheckFailed", "TransactionConflict"}:
+                raise ConcurrentChange from None
+            raise
+
+    def _operation(self, change: Put | Delete) -> dict[str, Any]:
+        if isinstance(change, Put):
+            table = self._tables[type(change.record)]
+            request: dict[str, Any] = {"TableName": table, "Item": to_item(change.record)}
+        else:
+            request = {"TableName": self._tables[change.kind], "Key": {"pk": pk(change.kind, change.key)}}
+        expected = change.expected_version
+        if isinstance(change, Put) and expected is None:
+            request["ConditionExpression"] = "attribute_not_exists(pk)"
+        elif expected is not None:
+            request["ConditionExpression"] = "v = :v"
+            request["ExpressionAttributeValues"] = {":v": {"N": str(expected)}}
+        return {"Put" if isinstance(change, Put) else "Delete": request}
+
+    def increment(self, counter: str, expires_at: int) -> int:
+        """Count one more; a counter whose ttl has passed starts again from one."""
+        key = {"pk": pk("COUNTER", counter)}
+        try:
+            reply = self._dynamodb.update_item(
+                TableName=self._counters,
+                Key=key,
+                UpdateExpression="ADD n :one SET #ttl = :ttl",
+                ConditionExpression="attribute_not_exists(pk) OR #ttl > :now",
+                ExpressionAttributeNames={"#ttl": "ttl"},
+                ExpressionAttributeValues={
+                    ":one": {"N": "1"},
+                    ":ttl": {"N": str(expires_at)},
+                    ":now": {"N": str(int(time.time()))},
+                },
+                ReturnValues="ALL_NEW",
+            )
+        except self._dynamodb.exceptions.ConditionalCheckFailedException:
+            fresh = {**key, "n": {"N": "1"}, "ttl": {"N": str(expires_at)}}
+            self._dynamodb.put_item(TableName=self._counters, Item=fresh)
+            return 1
+        return int(reply["Attributes"]["n"]["N"])
+
+    def counter(self, counter: str) -> tuple[int, int]:
+        """The count and its ttl; (0, 0) when there is none or its ttl has passed."""
+        item = self._dynamodb.get_item(TableName=self._counters, Key={"pk": pk("COUNTER", counter)}).get("Item")
+        if not item or int(item["ttl"]["N"]) <= int(time.time()):
+            return 0, 0
+        return int(item["n"]["N"]), int(item["ttl"]["N"])
+
+    def reset(self, counter: str) -> None:
+        self._dynamodb.delete_item(TableName=self._counters, Key={"pk": pk("COUNTER", counter)})
+
+
+def tables_for(kinds: Iterable[type[Record]], table: str) -> dict[type[Record], str]:
+    return {kind: table for kind in kinds}
