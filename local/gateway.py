@@ -57,7 +57,10 @@ def handler_of(function: Function) -> Callable[[dict, Any], dict]:
 
 
 class Gateway:
-    def __init__(self, template: Template, base_url: str) -> None:
+    def __init__(
+        self, template: Template, base_url: str, dev_routes: dict[str, Callable[[Request], Response]] | None = None
+    ) -> None:
+        self.dev_routes = dev_routes or {}
         self.functions = {f.logical_id: f for f in template.functions()}
         self.authorizers = template.authorizers()
         self.routes = [route for f in self.functions.values() for route in f.routes]
@@ -69,7 +72,8 @@ class Gateway:
             self.resources.setdefault(route.path, {})[route.method] = route
         self.url_map = Map(
             [Rule(werkzeug_rule(path), endpoint=path) for path in self.resources]
-            + [Rule("/openapi.json", endpoint="openapi")],
+            + [Rule("/openapi.json", endpoint="openapi")]
+            + [Rule(path, endpoint=f"dev:{path}") for path in self.dev_routes],
             strict_slashes=False,
             converters={"greedy": GreedyConverter},
         )
@@ -88,6 +92,8 @@ class Gateway:
             return error_response(error.code or 400, "bad_request", error.description or "bad request")
         if endpoint == "openapi":
             return json_response(self.openapi())
+        if endpoint.startswith("dev:"):
+            return self.dev_routes[endpoint[4:]](request)
         methods = self.resources[endpoint]
         route = methods.get(request.method) or (methods.get("ANY") if request.method in ANY_METHODS else None)
         if route is None:

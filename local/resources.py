@@ -1,10 +1,11 @@
 """Create the template's resources in an (emulated) AWS account, from template.yaml itself."""
 
+import re
 import secrets
 import string
 from typing import Any
 
-from local.template import Template
+from local.template import ACCOUNT, ROOT, Template
 
 TABLE_PROPERTIES = (
     "AttributeDefinitions",
@@ -41,7 +42,31 @@ def create_secrets(template: Template, secretsmanager: Any) -> None:
         secretsmanager.create_secret(Name=template.physical_name(logical_id), SecretString=value)
 
 
+def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
+    for logical_id in template.of_type("AWS::SQS::Queue"):
+        sqs.create_queue(QueueName=template.physical_name(logical_id))
+    for logical_id in template.of_type("AWS::SNS::Topic"):
+        sns.create_topic(Name=template.physical_name(logical_id))
+
+
+def create_state_machines(template: Template, stepfunctions: Any) -> None:
+    """Each definition file with its DefinitionSubstitutions resolved, as SAM deploys it."""
+    for logical_id, spec in template.of_type("AWS::Serverless::StateMachine").items():
+        props = spec["Properties"]
+        values = {name: template.resolve(value) for name, value in props.get("DefinitionSubstitutions", {}).items()}
+        text = (ROOT / props["DefinitionUri"]).read_text(encoding="utf-8")
+        definition = re.sub(r"\$\{(\w+)\}", lambda match, values=values: values[match.group(1)], text)
+        stepfunctions.create_state_machine(
+            name=template.physical_name(logical_id),
+            definition=definition,
+            roleArn=f"arn:aws:iam::{ACCOUNT}:role/{logical_id}Role",
+            type=props.get("Type", "STANDARD"),
+        )
+
+
 def create_all(template: Template, clients: Any) -> None:
     """`clients(service)` gives a boto3 client of the emulated account."""
     create_tables(template, clients("dynamodb"))
     create_secrets(template, clients("secretsmanager"))
+    create_queues_and_topics(template, clients("sqs"), clients("sns"))
+    create_state_machines(template, clients("stepfunctions"))

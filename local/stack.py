@@ -2,14 +2,17 @@
 
 import json
 import os
+import re
 import socket
 import threading
 import urllib.request
 
 from moto.server import ThreadedMotoServer
 from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.wrappers import Request, Response
 
-from local.gateway import Gateway, GatewayRequestHandler
+from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
+from local.pollers import QueuePollers
 from local.resources import create_all
 from local.seed import seed_demo
 from local.template import REGION, Template
@@ -17,6 +20,16 @@ from ott.aws import client, reset_clients
 from ott.config import reset_settings
 
 EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
+
+
+def outbox_route(request: Request) -> Response:
+    """GET /_dev/outbox?phone=<11 digits>: what the fake providers sent to a number, newest first."""
+    from ott.phoneconfirm.fakes import outbox
+
+    phone = request.args.get("phone", "")
+    if not re.fullmatch(r"7\d{10}", phone):
+        return error_response(400, "bad_request", "phone must be 11 digits starting with 7")
+    return json_response({"phone": phone, "messages": outbox(phone)})
 
 
 def free_port() -> int:
@@ -33,16 +46,19 @@ class LocalStack:
         self._moto: ThreadedMotoServer | None = None
         self._http: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
+        self._pollers: QueuePollers | None = None
 
     def start(self) -> None:
         """Start the emulator, create resources, load demo data, and serve HTTP in a background thread."""
         self._start_emulator()
         create_all(self.template, client)
         self._load_demo_data()
+        self._pollers = QueuePollers(self.template, client("sqs"))
+        self._pollers.start()
         self._http = make_server(
             self.host,
             self.port,
-            Gateway(self.template, self.base_url),
+            Gateway(self.template, self.base_url, {"/_dev/outbox": outbox_route}),
             threaded=True,
             request_handler=GatewayRequestHandler,
         )
@@ -50,6 +66,8 @@ class LocalStack:
         self._thread.start()
 
     def stop(self) -> None:
+        if self._pollers is not None:
+            self._pollers.stop()
         if self._http is not None:
             self._http.shutdown()
             self._http.server_close()
@@ -93,6 +111,8 @@ class LocalStack:
             "  demo client: demo-tv / demo-tv-secret (all four grants; redirect URIs",
             "               http://127.0.0.1:8765/callback and http://localhost:8765/callback)",
             "  demo user:   demo@example.com / demo-password",
+            "  phone confirmation: fake providers; 7999000000[1-5] choose what happens (README);",
+            f"               what they sent: {self.base_url}/_dev/outbox?phone=79990000002",
             "Ctrl-C stops everything.",
         ]
         return "\n".join(lines)

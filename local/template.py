@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
-ARN_SERVICES = {"AWS::DynamoDB::Table": "dynamodb"}
+# Parameters the local stack and the tests run with: the fake delivery providers (ott.phoneconfirm.fakes).
+LOCAL_PARAMETERS = {"PhoneProviders": "fake"}
 # What an API Gateway `ANY` method stands for.
 ANY_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
@@ -49,12 +50,13 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
 
 
 class Template:
-    def __init__(self, document: dict[str, Any] | None = None) -> None:
+    def __init__(self, document: dict[str, Any] | None = None, parameters: dict[str, str] | None = None) -> None:
         self.document = document if document is not None else load()
         self.resources: dict[str, dict[str, Any]] = dict(self.document.get("Resources", {}))
         self.parameters = {
             name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()
         }
+        self.parameters.update(parameters if parameters is not None else LOCAL_PARAMETERS)
 
     def of_type(self, kind: str) -> dict[str, dict[str, Any]]:
         return {name: spec for name, spec in self.resources.items() if spec.get("Type") == kind}
@@ -65,8 +67,19 @@ class Template:
         return props.get("TableName") or props.get("Name") or logical_id
 
     def arn(self, logical_id: str) -> str:
-        service = ARN_SERVICES[self.resources[logical_id]["Type"]]
-        return f"arn:aws:{service}:{REGION}:{ACCOUNT}:table/{self.physical_name(logical_id)}"
+        kind, name = self.resources[logical_id]["Type"], self.physical_name(logical_id)
+        arns = {
+            "AWS::DynamoDB::Table": f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}",
+            "AWS::SQS::Queue": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{name}",
+            "AWS::SNS::Topic": f"arn:aws:sns:{REGION}:{ACCOUNT}:{name}",
+            "AWS::Serverless::StateMachine": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{name}",
+            "AWS::Serverless::Function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}",
+            "AWS::SecretsManager::Secret": name,
+        }
+        return arns[kind]
+
+    def queue_url(self, logical_id: str) -> str:
+        return f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/{self.physical_name(logical_id)}"
 
     def resolve(self, value: Any) -> str:
         if isinstance(value, str):
@@ -90,11 +103,18 @@ class Template:
             return pseudo[name]
         if name in self.parameters:
             return self.parameters[name]
+        kind = self.resources[name]["Type"]
+        if kind == "AWS::SQS::Queue":
+            return self.queue_url(name)
+        if kind in ("AWS::SNS::Topic", "AWS::Serverless::StateMachine"):
+            return self.arn(name)
         return self.physical_name(name)
 
     def _get_att(self, resource: str, attribute: str) -> str:
         if attribute == "Arn":
             return self.arn(resource)
+        if attribute in ("QueueName", "TopicName"):
+            return self.physical_name(resource)
         raise ValueError(f"the local stack cannot resolve {resource}.{attribute}")
 
     def _sub(self, expression: str) -> str:
@@ -153,6 +173,16 @@ class Template:
                 found[name] = Authorizer(
                     function, responses.get("UNAUTHORIZED", {}), responses.get("ACCESS_DENIED", {})
                 )
+        return found
+
+    def queue_consumers(self) -> list[tuple[str, Function]]:
+        """(queue logical id, function) for every SQS event source, as Lambda's event source mappings."""
+        found = []
+        for function in self.functions():
+            events = self.resources[function.logical_id].get("Properties", {}).get("Events", {})
+            for event in events.values():
+                if event.get("Type") == "SQS":
+                    found.append((event["Properties"]["Queue"]["Fn::GetAtt"][0], function))
         return found
 
     def environment(self) -> dict[str, str]:

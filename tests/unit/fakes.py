@@ -4,7 +4,7 @@ import copy
 from collections import Counter
 from collections.abc import Iterable
 
-from ott.recordstore import ConcurrentChange, Put, Record
+from ott.recordstore import ANY_VERSION, ConcurrentChange, Put, Record
 from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
 from ott.registry.models import Area, HubIsolation
 from ott.registry.store import KnownInfoReport, Selection
@@ -91,7 +91,8 @@ class InMemoryRecordStore:
             present = self.items.get((kind, key))
             if isinstance(change, Put) and change.expected_version is None and present is not None:
                 raise ConcurrentChange
-            if change.expected_version is not None and (present is None or present.version != change.expected_version):
+            expected = change.expected_version
+            if expected not in (None, ANY_VERSION) and (present is None or present.version != expected):
                 raise ConcurrentChange
         if self.fail_next_commit:  # a crash before the transaction lands
             self.fail_next_commit = False

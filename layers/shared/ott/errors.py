@@ -17,6 +17,18 @@ class InvalidInput(DomainError):
     code = "bad_request"
 
 
+class InvalidValue(DomainError):
+    """Well-formed input whose value is not acceptable (HTTP 422)."""
+
+    code = "invalid_value"
+
+
+class DependencyUnavailable(DomainError):
+    """A service this request needs is down; the client may retry (HTTP 503)."""
+
+    code = "service_unavailable"
+
+
 class NotFound(DomainError):
     code = "not_found"
 

@@ -35,10 +35,13 @@ class ConcurrentChange(Exception):
     """Another request changed a record between our read and our write; nothing of ours was written."""
 
 
+ANY_VERSION = -1
+
+
 @dataclass(frozen=True)
 class Put:
     record: Record
-    expected_version: int | None  # None: the record must not exist yet
+    expected_version: int | None  # None: the record must not exist yet; ANY_VERSION: whatever is there
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,11 @@ class Delete:
 
 def created(record: Record) -> Put:
     return Put(record, None)
+
+
+def replaced(record: Record) -> Put:
+    """The record written over whatever is stored (a fact that does not depend on what was there)."""
+    return Put(record, ANY_VERSION)
 
 
 def changed(record: Record) -> Put:
@@ -152,7 +160,7 @@ class DynamoRecordStore:
         expected = change.expected_version
         if isinstance(change, Put) and expected is None:
             request["ConditionExpression"] = "attribute_not_exists(pk)"
-        elif expected is not None:
+        elif expected is not None and expected != ANY_VERSION:
             request["ConditionExpression"] = "v = :v"
             request["ExpressionAttributeValues"] = {":v": {"N": str(expected)}}
         return {"Put" if isinstance(change, Put) else "Delete": request}

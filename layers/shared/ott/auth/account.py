@@ -8,7 +8,7 @@ from ott.auth.keys import AuthKeys, encrypt_phone
 from ott.auth.merge import merge_patch
 from ott.auth.models import AccountInfo
 from ott.auth.policy import AuthPolicy
-from ott.auth.records import Account, DataTree
+from ott.auth.records import Account, ConfirmedPhone, DataTree
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput, InvalidToken
 from ott.recordstore import ConcurrentChange, changed, created
@@ -17,23 +17,20 @@ MAX_TREE_BYTES = 64 * 1024
 
 
 def account_info(store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKeys], account_id: int) -> AccountInfo:
-    account = active_account(store, account_id)
+    found = store.read([(Account, str(account_id)), (ConfirmedPhone, str(account_id))])
+    account = found.get((Account, str(account_id)))
+    if not isinstance(account, Account) or account.retired:
+        raise InvalidToken("the token's account no longer exists")
+    phone = found.get((ConfirmedPhone, str(account_id)))
     panel_ruid = None
-    if policy.panel_ruid_enabled and not account.anonymous and account.confirmed_phone:
-        panel_ruid = encrypt_phone(keys().panel_ruid, account.confirmed_phone)
+    if policy.panel_ruid_enabled and not account.anonymous and isinstance(phone, ConfirmedPhone):
+        panel_ruid = encrypt_phone(keys().panel_ruid, phone.phone)
     return AccountInfo(
         username=account.username,
         account_id=account.account_id,
         cid=account.cid,
         panel_ruid=panel_ruid,
     )
-
-
-def active_account(store: AuthStore, account_id: int) -> Account:
-    account = store.get(Account, str(account_id))
-    if account is None or account.retired:
-        raise InvalidToken("the token's account no longer exists")
-    return account
 
 
 def read_tree(store: AuthStore, account_id: int) -> dict[str, Any]:

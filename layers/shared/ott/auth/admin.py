@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ott.auth.crypto import hash_password, token_hash
 from ott.auth.policy import GRANTS, SCOPES
-from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
+from ott.auth.records import AccessToken, Account, Client, ConfirmedPhone, Credentials, DataTree
 from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput
@@ -64,16 +64,9 @@ def create_user(
     store.commit(
         [
             created(Credentials(username=username, account_id=account_id, password_hash=hash_password(password))),
-            created(
-                Account(
-                    account_id=account_id,
-                    anonymous=False,
-                    username=username,
-                    cid=cid,
-                    confirmed_phone=confirmed_phone,
-                )
-            ),
+            created(Account(account_id=account_id, anonymous=False, username=username, cid=cid)),
             created(DataTree(account_id=account_id)),
+            *([created(ConfirmedPhone(account_id=account_id, phone=confirmed_phone))] if confirmed_phone else []),
         ]
     )
     return account_id

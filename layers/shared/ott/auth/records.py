@@ -31,10 +31,22 @@ class Account(Record):
     anonymous: bool = True
     username: str | None = None
     cid: int | None = None
-    confirmed_phone: str | None = None
     retired: bool = False
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
+
+    @property
+    def key(self) -> str:
+        return str(self.account_id)
+
+
+@dataclass(slots=True)
+class ConfirmedPhone(Record):
+    """The account's phone as the phone confirmation service confirmed it; feeds panel_ruid."""
+
+    kind: ClassVar[str] = "PHONE"
+    account_id: int = 0
+    phone: str = ""
 
     @property
     def key(self) -> str:
@@ -181,6 +193,7 @@ class Pin(Record):
 AUTH_RECORDS = (
     Client,
     Account,
+    ConfirmedPhone,
     Credentials,
     DataTree,
     AccessToken,

@@ -1,0 +1,241 @@
+"""confirm, verify and checkCode (spec document 1, 4.B) over the state of a request; the channel
+stages themselves run in the state machine and the channel worker."""
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from ott.auth.records import ConfirmedPhone
+from ott.phoneconfirm.models import CheckCodeReply, ConfirmReply, VerifyReply
+from ott.phoneconfirm.orchestration import Orchestrator
+from ott.phoneconfirm.phone import normalize
+from ott.phoneconfirm.records import CHANNELS, SUPPORT_STAGE, ConfirmationRequest
+from ott.phoneconfirm.settings import PhoneSettings
+from ott.recordstore import ConcurrentChange, RecordStore, changed, created, replaced
+
+HOUR = 3600
+CODE_INPUT = {1: "no_code", 2: "4_digit_code", 3: "4_digit_code"}
+
+
+@dataclass(frozen=True)
+class Caller:
+    account_id: int
+    source_ip: str
+    now: int
+
+
+class RequestError(Exception):
+    """An application error, answered with HTTP 200, result "error" and the spec's constant."""
+
+    def __init__(self, code: str, request: ConfirmationRequest | None = None) -> None:
+        super().__init__(code)
+        self.code = code
+        self.request = request
+
+
+def code_hash(key: bytes, request_id: str, code: str) -> str:
+    return hmac.new(key, f"{request_id}:{code}".encode(), hashlib.sha256).hexdigest()
+
+
+def new_code() -> str:
+    return f"{secrets.randbelow(10_000):04d}"
+
+
+def load(store: RecordStore, request_id: str | int, caller: Caller) -> ConfirmationRequest:
+    """The caller's own live request; a request of another account is not found."""
+    request = store.get(ConfirmationRequest, str(request_id))
+    if request is None or request.account_id != caller.account_id:
+        raise RequestError("request_id_not_found")
+    if request.expires_at <= caller.now:
+        raise RequestError("request_id_expired", request)
+    if (request.support_case or request.stage >= SUPPORT_STAGE) and not request.confirmed:
+        raise RequestError("delivery_failed", request)
+    return request
+
+
+def confirm(
+    store: RecordStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    caller: Caller,
+    phone_text: str,
+    request_id: str | None,
+) -> ConfirmReply:
+    phone = normalize(phone_text)
+    limit(store, settings, caller, phone)
+    if request_id is None:
+        return start(store, orchestrator, settings, caller, phone)
+    request = load(store, request_id, caller)
+    if request.phone != phone:
+        raise RequestError("request_id_not_found")
+    if request.confirmed or request.stage > request.reported_stage:
+        # The execution moved on by itself (a failed provider, a spent channel): report where it is.
+        request.reported_stage = request.stage
+        store.commit([changed(request)])
+        return confirm_reply(request, settings, caller.now)
+    if caller.now - request.sent_at < settings.resend_timeout:
+        raise RequestError("many_requests", request)
+    return switch(store, orchestrator, settings, request, caller.now)
+
+
+def start(
+    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, phone: str
+) -> ConfirmReply:
+    request = ConfirmationRequest(
+        request_id=str(secrets.randbelow(2**63 - 1) + 1),
+        account_id=caller.account_id,
+        phone=phone,
+        expires_at=caller.now + settings.request_ttl,
+        sent_at=caller.now,
+        verify_until=caller.now + settings.verify_ttl,
+    )
+    store.commit([created(request)])
+    orchestrator.start(request.request_id, phone)
+    return confirm_reply(request, settings, caller.now)
+
+
+def switch(
+    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest, now: int
+) -> ConfirmReply:
+    """The client asks for the next channel: end the waiting stage; the execution starts the next one."""
+    token = request.task_token
+    request.stage += 1
+    request.reported_stage = request.stage
+    if request.stage < SUPPORT_STAGE:
+        begin_channel(request, settings, now)
+    request.task_token = None
+    try:
+        store.commit([changed(request)])
+    except ConcurrentChange:
+        raise RequestError("many_requests", request) from None
+    if token:
+        orchestrator.advance(token, "switch")
+    if request.stage >= SUPPORT_STAGE:
+        raise RequestError("delivery_failed", request)
+    return confirm_reply(request, settings, now)
+
+
+def begin_channel(request: ConfirmationRequest, settings: PhoneSettings, now: int) -> None:
+    """The state of a fresh channel: no code yet, attempts counted anew, its own verify ttl."""
+    request.channel = CHANNELS[request.stage]
+    request.code_input = CODE_INPUT[request.stage]
+    request.code_hash = None
+    request.error_attempts = 0
+    request.channel_over = None
+    request.sent_at = now
+    request.verify_until = now + settings.verify_ttl
+
+
+def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int, error: str | None = None):
+    return ConfirmReply(
+        result="error" if error else "ok",
+        request_id=request.request_id,
+        type=request.channel,  # type: ignore[arg-type]
+        code_input_required=request.code_input,  # type: ignore[arg-type]
+        ttl=max(0, request.expires_at - now),
+        timeout=max(0, settings.resend_timeout - (now - request.sent_at)),
+        error=error,
+    )
+
+
+def limit(store: RecordStore, settings: PhoneSettings, caller: Caller, phone: str) -> None:
+    window = caller.now // HOUR
+    expires = (window + 2) * HOUR
+    for name, per_hour in (
+        (f"confirm-phone#{phone}", settings.per_phone_per_hour),
+        (f"confirm-account#{caller.account_id}", settings.per_account_per_hour),
+        (f"confirm-ip#{caller.source_ip}", settings.per_ip_per_hour),
+    ):
+        if store.increment(f"{name}#{window}", expires) > per_hour:
+            raise RequestError("many_requests")
+
+
+def verify(
+    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
+) -> VerifyReply:
+    request = load(store, request_id, caller)
+    if not request.confirmed:
+        close_expired_channel(store, orchestrator, request, caller.now)
+        if request.channel_over:
+            raise RequestError(request.channel_over, request)
+    return verify_reply(request, settings, caller.now)
+
+
+def close_expired_channel(
+    store: RecordStore, orchestrator: Orchestrator, request: ConfirmationRequest, now: int
+) -> None:
+    """Past the channel's verify ttl the channel is spent, and the execution moves to the next one."""
+    if request.channel_over is None and request.verify_until <= now:
+        spend_channel(store, orchestrator, request, "verify_expired")
+
+
+def spend_channel(store: RecordStore, orchestrator: Orchestrator, request: ConfirmationRequest, reason: str) -> None:
+    token = request.task_token
+    request.channel_over = reason
+    request.task_token = None
+    store.commit([changed(request)])  # conditional: of two racing requests one spends the channel
+    if token:
+        orchestrator.advance(token, "switch")
+
+
+def verify_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int, error: str | None = None):
+    return VerifyReply(
+        result="error" if error else "ok",
+        status="confirmed" if request.confirmed else "unconfirmed",
+        code_input_required=request.code_input,  # type: ignore[arg-type]
+        error_attempts=0 if request.confirmed else request.error_attempts,
+        max_attempts=settings.max_attempts,
+        ttl=0 if request.confirmed else max(0, request.verify_until - now),
+        error=error,
+    )
+
+
+def check_code(
+    store: RecordStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    key: bytes,
+    caller: Caller,
+    request_id: str | int,
+    code: str,
+) -> CheckCodeReply:
+    """A wrong code counts once (every change is conditional; a lost race reads again and counts then)."""
+    for _ in range(5):
+        request = load(store, request_id, caller)
+        if request.confirmed or request.code_hash is None:
+            raise RequestError("check_code_failed", request)  # single use, or no code on this channel yet
+        close_expired_channel(store, orchestrator, request, caller.now)
+        if request.channel_over:
+            raise RequestError(request.channel_over, request)
+        try:
+            if hmac.compare_digest(request.code_hash, code_hash(key, request.request_id, code)):
+                mark_confirmed(store, orchestrator, request)
+                return CheckCodeReply(result="ok")
+            return count_wrong_code(store, orchestrator, settings, request)
+        except ConcurrentChange:
+            continue
+    raise RequestError("check_code_failed")
+
+
+def count_wrong_code(
+    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest
+) -> CheckCodeReply:
+    request.error_attempts += 1
+    if request.error_attempts >= settings.max_attempts:
+        spend_channel(store, orchestrator, request, "max_attempts_check_code")
+        return CheckCodeReply(result="error", error="max_attempts_check_code")
+    store.commit([changed(request)])
+    return CheckCodeReply(result="error")
+
+
+def mark_confirmed(store: RecordStore, orchestrator: Orchestrator | None, request: ConfirmationRequest) -> None:
+    """The request is confirmed and the account's phone recorded, together; the execution ends."""
+    token = request.task_token
+    request.confirmed = True
+    request.code_hash = None
+    request.task_token = None
+    phone = ConfirmedPhone(account_id=request.account_id, phone=request.phone)
+    store.commit([changed(request), replaced(phone)])
+    if token and orchestrator is not None:
+        orchestrator.advance(token, "confirmed")

@@ -1,0 +1,70 @@
+"""What Lambda's SQS event source mappings do, for the local stack and the tests: receive messages,
+invoke the function with an SQS event, delete what it did not report as failed."""
+
+import threading
+import uuid
+from typing import Any
+
+from local.gateway import LambdaContext, handler_of
+from local.template import REGION, Function, Template
+
+
+def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function, wait_seconds: int = 0) -> int:
+    """One receive-invoke-delete round; returns how many messages were handled."""
+    messages = sqs.receive_message(
+        QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds, AttributeNames=["All"]
+    ).get("Messages", [])
+    if not messages:
+        return 0
+    event = {
+        "Records": [
+            {
+                "messageId": message["MessageId"],
+                "receiptHandle": message["ReceiptHandle"],
+                "body": message["Body"],
+                "attributes": message.get("Attributes", {}),
+                "messageAttributes": {},
+                "md5OfBody": message.get("MD5OfBody", ""),
+                "eventSource": "aws:sqs",
+                "eventSourceARN": queue_arn,
+                "awsRegion": REGION,
+            }
+            for message in messages
+        ]
+    }
+    reply = handler_of(function)(event, LambdaContext(function.logical_id, str(uuid.uuid4())))
+    failed = {item["itemIdentifier"] for item in (reply or {}).get("batchItemFailures", [])}
+    for message in messages:
+        if message["MessageId"] not in failed:
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+    return len(messages)
+
+
+class QueuePollers:
+    """A thread per SQS event source of the template, polling until stopped."""
+
+    def __init__(self, template: Template, sqs: Any) -> None:
+        self._sqs = sqs
+        self._sources = [
+            (template.queue_url(queue), template.arn(queue), function) for queue, function in template.queue_consumers()
+        ]
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for source in self._sources:
+            thread = threading.Thread(target=self._poll, args=source, daemon=True, name=f"poll-{source[2].logical_id}")
+            thread.start()
+            self._threads.append(thread)
+
+    def _poll(self, queue_url: str, queue_arn: str, function: Function) -> None:
+        while not self._stop.is_set():
+            try:
+                deliver(self._sqs, queue_url, queue_arn, function, wait_seconds=1)
+            except Exception:  # keep polling, as the event source mapping does
+                self._stop.wait(1)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
