@@ -12,7 +12,7 @@ from local.metering import counting_calls
 from ops.registry_load import load
 from ott.aws import client
 from tests.conftest import DEMO_REGISTRY
-from tests.integration.conftest import Context, invoke, sample_event
+from tests.integration.conftest import Context, invoke, principal_of, sample_event
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
@@ -28,12 +28,6 @@ def token(**fields):
 
 def anonymous():
     return body(token(grant_type="vendor:anonymous", **CLIENT))
-
-
-def principal_of(access_token, required=True):
-    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": f"Bearer {access_token}"}}
-    decision = (authorizer.required if required else authorizer.optional)(event, Context())
-    return {**decision["context"], "principalId": decision["principalId"]}
 
 
 def sign_in(password="demo-password", state="s-1", **extra):

@@ -239,3 +239,16 @@ def mark_confirmed(store: RecordStore, orchestrator: Orchestrator | None, reques
     store.commit([changed(request), replaced(phone)])
     if token and orchestrator is not None:
         orchestrator.advance(token, "confirmed")
+
+
+def confirm_by_support(store: RecordStore, request_id: str) -> ConfirmationRequest:
+    """Technical support checked the number by other means (stage 4): mark it confirmed."""
+    request = store.get(ConfirmationRequest, request_id)
+    if request is None:
+        raise RequestError("request_id_not_found")
+    if request.confirmed:
+        return request
+    if not request.support_case and request.stage < SUPPORT_STAGE:
+        raise RequestError("the request has not reached technical support")
+    mark_confirmed(store, None, request)
+    return request
