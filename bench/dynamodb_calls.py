@@ -13,6 +13,7 @@ from local.template import REGION, Template
 
 REGISTRY_BARS = {"registry_whereami": 3}
 TOKEN_BAR = 3
+PHONE_BAR = 2
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
 
@@ -40,7 +41,7 @@ def report_dynamodb_calls() -> int:
     failures = 0
     print("\nDynamoDB calls per request (demo data in moto)")
     print(f"{'request':40} {'calls':>5}  operations")
-    with mock_aws():
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
         reset_clients()
         reset_settings()
         create_all(template, client)
@@ -64,7 +65,39 @@ def report_dynamodb_calls() -> int:
             failures += show(f"token {name}", calls, TOKEN_BAR)
             if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
                 raise RuntimeError(f"token {name}: {reply['body']}")
+        for name, call in phone_requests(template):
+            calls, _ = measure(call)
+            failures += show(name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)
     return failures
+
+
+def phone_requests(template: Template):
+    """confirm (no bar), then verify and checkCode with a code on the way, on the executed state machine."""
+    from local.pollers import deliver
+    from ott.aws import client
+    from ott.phoneconfirm.fakes import outbox
+    from tests.integration.conftest import Context, access_token, principal_of, sample_event
+
+    principal = principal_of(access_token())
+
+    def call(function: str, body: dict) -> dict:
+        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        event = {**sample_event(function), "body": json.dumps(body)}
+        event["requestContext"] = {**event["requestContext"], "authorizer": principal}
+        return json.loads(handler(event, Context())["body"])
+
+    started: dict = {}
+    yield "phoneconfirm confirm", lambda: started.update(call("phoneconfirm_confirm", {"phone": "79990000002"}))
+    worker = next(f for f in template.functions() if f.logical_id == "PhoneChannelWorkerFunction")
+    for _ in range(100):  # the state machine hands stage 1 to the worker through the queue
+        deliver(client("sqs"), template.queue_url("ChannelQueue"), template.arn("ChannelQueue"), worker)
+        if outbox("79990000002"):
+            break
+        time.sleep(0.1)
+    request_id = started["request_id"]
+    yield "phoneconfirm verify", lambda: call("phoneconfirm_verify", {"request_id": request_id})
+    wrong = "0000" if outbox("79990000002")[0]["code"] != "0000" else "1111"
+    yield "phoneconfirm checkCode", lambda: call("phoneconfirm_check_code", {"request_id": request_id, "code": wrong})
 
 
 def token_requests(grant: Callable[..., dict]):

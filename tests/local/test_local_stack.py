@@ -1,11 +1,13 @@
 """`make run`: the registry served over real HTTP from template.yaml's routes, with demo data."""
 
 import socket
+import time
 from email.utils import parsedate_to_datetime
 
 import requests
 from openapi_spec_validator import validate
 
+from local.template import TEMPLATE as TEMPLATE_FILE
 from tests.conftest import TEMPLATE
 from tests.local.conftest import start_stack
 
@@ -70,3 +72,36 @@ def test_the_bearer_authorizer_answers_with_the_templates_gateway_responses(stac
     issued = requests.post(f"{stack.url}/auth/2/token", data=form, timeout=10).json()
     valid = requests.get(account, params={"access_token": issued["access_token"]}, timeout=10)
     assert valid.status_code == 200 and valid.json()["account_id"] > 0
+
+
+def test_phone_confirmation_runs_end_to_end_and_the_outbox_shows_what_was_sent(stack):
+    form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+    token = requests.post(f"{stack.url}/auth/2/token", data=form, timeout=10).json()["access_token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    started = requests.post(
+        f"{stack.url}/phoneconfirm/2/confirm", json={"phone": "+79990000002"}, headers=bearer, timeout=10
+    )
+    request_id = started.json()["request_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        messages = requests.get(f"{stack.url}/_dev/outbox", params={"phone": "79990000002"}, timeout=10).json()[
+            "messages"
+        ]
+        if messages:
+            break
+        time.sleep(0.2)
+    latest = messages[0]
+    assert (latest["channel"], latest["provider"]) == ("sms", "fake-sms-1") and len(latest["code"]) == 4
+    checked = requests.post(
+        f"{stack.url}/phoneconfirm/2/checkCode",
+        json={"request_id": request_id, "code": latest["code"]},
+        headers=bearer,
+        timeout=10,
+    )
+    assert checked.json() == {"result": "ok"}
+    assert requests.get(f"{stack.url}/_dev/outbox", params={"phone": "123"}, timeout=10).status_code == 400
+
+
+def test_nothing_of_dev_is_in_the_deployed_template():
+    assert "/_dev" not in (TEMPLATE_FILE).read_text()
+    assert not any(route.path.startswith("/_dev") for f in TEMPLATE.functions() for route in f.routes)
