@@ -230,3 +230,16 @@ def test_verify_and_check_code_make_at_most_two_dynamodb_calls(flow):
         with counting_calls(client("dynamodb")) as calls:
             call()
         assert sum(calls.values()) <= 2, calls
+
+
+def test_max_attempts_moves_the_execution_to_the_call(flow):
+    request_id = flow.confirm("79990000002")["request_id"]
+    pump(lambda: flow.verify(request_id)["code_input_required"] == "4_digit_code")
+    wrong = other_code(outbox("79990000002")[0]["code"])
+    assert [flow.check(request_id, wrong).get("error") for _ in range(3)] == [None, None, "max_attempts_check_code"]
+    assert flow.verify(request_id)["error"] == "max_attempts_check_code"
+    pump(lambda: outbox("79990000002")[0]["channel"] == "call")
+    reply = flow.confirm("79990000002", request_id)
+    assert (reply["type"], reply["code_input_required"]) == ("call", "4_digit_code")
+    assert flow.verify(request_id)["error_attempts"] == 0  # the counter restarts with the next channel
+    assert flow.check(request_id, outbox("79990000002")[0]["code"]) == {"result": "ok"}
