@@ -6,7 +6,7 @@ from ott.auth.crypto import DUMMY_PASSWORD_HASH, new_token, token_hash, verify_p
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AuthorizationCode, Client, Credentials
 from ott.auth.store import AuthStore
-from ott.errors import DomainError
+from ott.errors import DomainError, TooManyRequests
 from ott.recordstore import created
 
 HOUR = 3600
@@ -24,12 +24,8 @@ class WrongCredentials(DomainError):
     code = "invalid_grant"
 
 
-class LoginLocked(DomainError):
-    code = "access_denied"
-
-    def __init__(self, description: str, retry_after: int) -> None:
-        super().__init__(description)
-        self.retry_after = retry_after
+class LoginLocked(TooManyRequests):
+    """Too many failed sign-ins for this username; `retry_after` says when the next one is allowed."""
 
 
 def trusted_redirect(client: Client | None, redirect_uri: str | None) -> str:
