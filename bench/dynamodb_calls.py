@@ -116,6 +116,17 @@ def token_requests(grant: Callable[..., dict]):
     yield "refresh_token", {"grant_type": "refresh_token", "refresh_token": issued["refresh_token"]}
     code = sign_in(store, policy, store.get(Client, "demo-tv"), REDIRECT, "demo@example.com", "demo-password", now)
     yield "authorization_code", {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT}
+    merged = json.loads(grant(grant_type="vendor:anonymous")["body"])
+    code = sign_in(store, policy, store.get(Client, "demo-tv"), REDIRECT, "demo@example.com", "demo-password", now)
+    yield (
+        "authorization_code + merge",
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "anonymous_token": merged["access_token"],
+        },
+    )
     started = start(store, policy, auth_keys(), "demo-tv", now)
     yield "vendor:device_code (pending)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
     signed_in = json.loads(grant(grant_type="vendor:anonymous")["body"])  # the app the PIN is typed in

@@ -279,6 +279,14 @@ def test_the_registry_takes_the_client_from_the_token(demo, tmp_path):
         ("vendor:anonymous", lambda: {}),
         ("refresh_token", lambda: {"refresh_token": anonymous()["refresh_token"]}),
         ("authorization_code", lambda: {"code": redirect_params(sign_in())["code"], "redirect_uri": REDIRECT}),
+        (
+            "authorization_code",  # with a merge of an anonymous account
+            lambda: {
+                "code": redirect_params(sign_in())["code"],
+                "redirect_uri": REDIRECT,
+                "anonymous_token": anonymous()["access_token"],
+            },
+        ),
     ],
 )
 def test_a_token_request_makes_at_most_three_dynamodb_calls(demo, grant, prepare):

@@ -249,11 +249,14 @@ def merge_changes(
     if hint is None:
         raise errors.InvalidGrant("two personal accounts are never merged")
     source_id, destination_key = str(source_token.account_id), str(destination_id)
-    found = store.read([(Account, source_id), (DataTree, source_id), (DataTree, destination_key)])
+    # One read for the usual case: an anonymous account signed in on one device, through this token's family.
+    token_family = [(Family, source_token.family_id)] if source_token.family_id else []
+    found = store.read([(Account, source_id), (DataTree, source_id), (DataTree, destination_key), *token_family])
     source = found.get((Account, source_id))
     if not isinstance(source, Account) or source.retired:
         raise errors.InvalidGrant("the anonymous account no longer exists")
-    families = store.read([(Family, family_id) for family_id in source.families]).values()
+    others = [(Family, family_id) for family_id in source.families if family_id != source_token.family_id]
+    families = [*(found[key] for key in token_family if key in found), *(store.read(others).values() if others else [])]
     source_tree = found.get((DataTree, source_id))
     target = found.get((DataTree, destination_key))
     merged_tree = merge_trees(
