@@ -1,0 +1,64 @@
+"""The auth service's operator commands against the emulated account."""
+
+import json
+
+from ops import auth_clients, auth_legacy_import, auth_users
+from ott.auth.crypto import token_hash
+from ott.auth.records import AccessToken, Client, Credentials
+from ott.auth.store import auth_store
+from tests.integration.conftest import invoke
+
+
+def test_a_client_is_created_and_its_secret_shown_once_and_stored_as_a_hash(aws, capsys):
+    argv = ["tv-android", "--name", "TV app", "--grant", "vendor:anonymous", "--grant", "refresh_token"]
+    assert auth_clients.main([*argv, "--table", "AuthTable"]) == 0
+    secret = capsys.readouterr().out.split("client_secret: ")[1].split()[0]
+    stored = auth_store().get(Client, "tv-android")
+    assert stored.secret_hash == token_hash(secret) and secret not in repr(stored)
+    assert auth_clients.main([*argv, "--table", "AuthTable"]) == 2  # exists already
+    form = f"grant_type=vendor%3Aanonymous&client_id=tv-android&client_secret={secret}"
+    assert invoke("auth_token", body=form)["statusCode"] == 200
+
+
+def test_a_client_needs_a_redirect_uri_for_codes(aws, capsys):
+    assert (
+        auth_clients.main(["web-site", "--name", "Web", "--grant", "authorization_code", "--table", "AuthTable"]) == 2
+    )
+    assert "redirect URI" in capsys.readouterr().err
+
+
+def test_a_user_is_created_with_a_password_read_from_the_terminal(aws, monkeypatch, capsys):
+    monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
+    assert auth_users.main(["someone@example.com", "--cid", "42", "--table", "AuthTable"]) == 0
+    credentials = auth_store().get(Credentials, "someone@example.com")
+    assert credentials.password_hash.startswith("scrypt$") and "correct horse" not in credentials.password_hash
+
+
+def test_legacy_tokens_are_imported_and_convert_on_first_refresh(demo, tmp_path, capsys):
+    legacy = tmp_path / "v1.jsonl"
+    lines = [
+        {"token": "v1-token-without-expiry", "account_id": 1001, "client_id": "demo-tv"},
+        {"token": "v1-token-with-expiry", "account_id": 1002, "client_id": "demo-tv", "expires_at": 4_102_444_800},
+    ]
+    legacy.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 0
+    assert "imported 2 tokens" in capsys.readouterr().out
+    assert auth_store().get(AccessToken, token_hash("v1-token-without-expiry")).expires_at is None
+
+    def refresh(token):
+        body = f"grant_type=refresh_token&client_id=demo-tv&client_secret=demo-tv-secret&refresh_token={token}"
+        return invoke("auth_token", body=body)
+
+    converted = refresh("v1-token-without-expiry")
+    assert converted["statusCode"] == 200
+    assert json.loads(converted["body"])["refresh_token"] == "v1-token-without-expiry"
+    assert auth_store().get(AccessToken, token_hash("v1-token-without-expiry")) is None
+    assert refresh("v1-token-with-expiry")["statusCode"] == 401
+
+
+def test_a_broken_legacy_file_imports_nothing(aws, tmp_path, capsys):
+    legacy = tmp_path / "v1.jsonl"
+    legacy.write_text('{"token": "a", "account_id": 1, "client_id": "x"}\n{"token": ', encoding="utf-8")
+    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 2
+    assert "line 2" in capsys.readouterr().err
+    assert auth_store().get(AccessToken, token_hash("a")) is None
