@@ -243,3 +243,14 @@ def test_max_attempts_moves_the_execution_to_the_call(flow):
     assert (reply["type"], reply["code_input_required"]) == ("call", "4_digit_code")
     assert flow.verify(request_id)["error_attempts"] == 0  # the counter restarts with the next channel
     assert flow.check(request_id, outbox("79990000002")[0]["code"]) == {"result": "ok"}
+
+
+def test_verify_expired_moves_the_execution_to_the_call(flow, monkeypatch):
+    monkeypatch.setenv("VERIFY_TTL", "1")
+    reset_settings()
+    request_id = flow.confirm("79990000002")["request_id"]
+    pump(lambda: bool(outbox("79990000002")))
+    time.sleep(1.1)
+    assert flow.verify(request_id)["error"] == "verify_expired"
+    pump(lambda: outbox("79990000002")[0]["channel"] == "call")
+    assert flow.confirm("79990000002", request_id)["type"] == "call"

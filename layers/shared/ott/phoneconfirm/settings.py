@@ -12,7 +12,7 @@ class PhoneSettings(EnvSettings):
     keys_secret: str = Field("", alias="PHONE_KEYS_SECRET")
     request_ttl: Annotated[int, Field(ge=60, le=3600)] = Field(600, alias="CONFIRMATION_TTL")
     resend_timeout: Annotated[int, Field(ge=1, le=600)] = Field(60, alias="RESEND_TIMEOUT")
-    verify_ttl: Annotated[int, Field(ge=30, le=1800)] = Field(300, alias="VERIFY_TTL")
+    verify_ttl: Annotated[int, Field(ge=1, le=1800)] = Field(300, alias="VERIFY_TTL")
     max_attempts: Annotated[int, Field(ge=1, le=10)] = Field(3, alias="MAX_CODE_ATTEMPTS")
     per_phone_per_hour: int = Field(5, alias="CONFIRMS_PER_PHONE_PER_HOUR")
     per_account_per_hour: int = Field(10, alias="CONFIRMS_PER_ACCOUNT_PER_HOUR")
