@@ -42,20 +42,27 @@ def test_merge_patch_follows_rfc_7396():
     assert merge_patch({"a": 1}, {"b": {"c": None}}) == {"a": 1, "b": {}}
 
 
-def anonymous_with_tree(world, tree):
-    reply = world.anonymous()
-    account_id = world.access(reply).account_id
+def set_tree(world, account_id, tree):
+    """Give an account's tree content, as earlier PATCHes would have."""
     current = world.store.get(DataTree, str(account_id))
     current.tree = tree
     current.version += 1
     world.store.items[("DATA", str(account_id))] = current
+
+
+def anonymous_with_tree(world, tree):
+    reply = world.anonymous()
+    account_id = world.access(reply).account_id
+    set_tree(world, account_id, tree)
     return reply, account_id
 
 
-def set_tree(world, account_id, tree):
-    current = world.store.get(DataTree, str(account_id))
-    current.tree = tree
-    world.store.items[("DATA", str(account_id))] = current
+def merge_by_device(world, destination, source_token):
+    """A device signs in by PIN into `destination`'s account and brings `source_token`'s account along."""
+    started = world.start_device()
+    world.confirm_pin(destination, started.pin)
+    world.clock.advance(5)
+    world.token("vendor:device_code", device_code=started.device_code, anonymous_token=source_token)
 
 
 def test_anonymous_into_personal_takes_the_anonymous_values(world):
@@ -78,10 +85,7 @@ def test_the_source_accounts_tokens_are_revoked(world):
 def test_anonymous_into_anonymous_keeps_the_destination_values(world):
     source, _ = anonymous_with_tree(world, {"volume": 9, "only_source": True})
     destination, destination_id = anonymous_with_tree(world, {"volume": 5})
-    started = world.start_device()
-    world.confirm_pin(destination, started.pin)
-    world.clock.advance(5)
-    world.token("vendor:device_code", device_code=started.device_code, anonymous_token=source.access_token)
+    merge_by_device(world, destination, source.access_token)
     assert read_tree(world.store, destination_id) == {"volume": 5, "only_source": True}
 
 
@@ -89,10 +93,7 @@ def test_personal_into_anonymous_keeps_the_destination_values(world):
     personal = world.personal()
     set_tree(world, world.user_id, {"volume": 1, "only_personal": True})
     destination, destination_id = anonymous_with_tree(world, {"volume": 5})
-    started = world.start_device()
-    world.confirm_pin(destination, started.pin)
-    world.clock.advance(5)
-    world.token("vendor:device_code", device_code=started.device_code, anonymous_token=personal.access_token)
+    merge_by_device(world, destination, personal.access_token)
     assert read_tree(world.store, destination_id) == {"volume": 5, "only_personal": True}
     assert world.store.get(Account, str(world.user_id)).retired is True
 
