@@ -1,9 +1,9 @@
 """Keys derived from the one master secret the auth service keeps in the cloud's secret store."""
 
 import base64
-import hashlib
-import hmac
 from dataclasses import dataclass
+
+from ott.keyring import derive_key
 
 
 @dataclass(frozen=True)
@@ -14,17 +14,11 @@ class AuthKeys:
 
     @classmethod
     def derive(cls, master: str) -> "AuthKeys":
-        secret = master.encode("utf-8")
-
-        def key(label: str, size: int = 32) -> bytes:
-            out = b""
-            counter = 0
-            while len(out) < size:
-                counter += 1
-                out += hmac.new(secret, f"{label}:{counter}".encode(), hashlib.sha256).digest()
-            return out[:size]
-
-        return cls(pin=key("pin"), csrf=key("csrf"), panel_ruid=key("panel_ruid", 64))
+        return cls(
+            pin=derive_key(master, "pin"),
+            csrf=derive_key(master, "csrf"),
+            panel_ruid=derive_key(master, "panel_ruid", 64),
+        )
 
 
 def encrypt_phone(key: bytes, phone: str) -> str:

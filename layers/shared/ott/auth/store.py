@@ -9,6 +9,7 @@ from ott.auth.keys import AuthKeys
 from ott.auth.records import AUTH_RECORDS
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
+from ott.keyring import secret_string
 from ott.recordstore import DynamoRecordStore, RecordStore, tables_for
 
 AuthStore = RecordStore
@@ -30,5 +31,4 @@ def auth_store() -> DynamoRecordStore:
 @cache
 def auth_keys() -> AuthKeys:
     """The keys derived from the master secret in Secrets Manager, fetched once per process."""
-    secret = client("secretsmanager").get_secret_value(SecretId=load_settings(AuthSettings).keys_secret)
-    return AuthKeys.derive(secret["SecretString"])
+    return AuthKeys.derive(secret_string(load_settings(AuthSettings).keys_secret))

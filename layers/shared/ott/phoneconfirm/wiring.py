@@ -1,13 +1,12 @@
 """The phone confirmation service's adapters, built lazily from its settings."""
 
-import hashlib
-import hmac
 import json
 from functools import cache
 
 from ott.auth.records import ConfirmedPhone
 from ott.aws import client
 from ott.config import load_settings
+from ott.keyring import derive_key, secret_string
 from ott.phoneconfirm.orchestration import StepFunctions
 from ott.phoneconfirm.ports import Providers
 from ott.phoneconfirm.records import ConfirmationRequest
@@ -31,8 +30,7 @@ def orchestrator() -> StepFunctions:
 @cache
 def code_key() -> bytes:
     """The key of the codes' keyed hashes, derived from the service's secret."""
-    secret = client("secretsmanager").get_secret_value(SecretId=settings().keys_secret)["SecretString"]
-    return hmac.new(secret.encode(), b"confirmation-codes", hashlib.sha256).digest()
+    return derive_key(secret_string(settings().keys_secret), "confirmation-codes")
 
 
 @cache
@@ -43,8 +41,7 @@ def providers() -> Providers:
         return fake_providers()
     from ott.phoneconfirm.providers import HttpSimPush, SmsRuCall, SmsRuSms, SnsSms
 
-    reply = client("secretsmanager").get_secret_value(SecretId=settings().providers_secret)
-    credentials = json.loads(reply["SecretString"])
+    credentials = json.loads(secret_string(settings().providers_secret))
     return Providers(
         sim_push=HttpSimPush(settings().sim_push_endpoint, credentials.get("sim_push_token", "")),
         first_sms=SnsSms(client("sns")),
