@@ -201,3 +201,18 @@ class DynamoRecordStore:
 
 def tables_for(kinds: Iterable[type[Record]], table: str) -> dict[type[Record], str]:
     return {kind: table for kind in kinds}
+
+
+HOUR = 3600
+
+
+def count_this_hour(store: RecordStore, name: str, now: int) -> tuple[int, int]:
+    """Count one more in this clock hour's window of `name`; return the count and the seconds the window
+    has left. The window is in the counter's name, so an old hour never adds to a new one."""
+    window = now // HOUR
+    return store.increment(f"{name}#{window}", (window + 2) * HOUR), (window + 1) * HOUR - now
+
+
+def this_hours_count(store: RecordStore, name: str, now: int) -> tuple[int, int]:
+    """What count_this_hour has counted so far this hour, without counting."""
+    return store.counter(f"{name}#{now // HOUR}")[0], (now // HOUR + 1) * HOUR - now

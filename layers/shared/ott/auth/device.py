@@ -12,9 +12,8 @@ from ott.auth.policy import AuthPolicy
 from ott.auth.records import AccessToken, Client, DeviceAuthorization, Pin
 from ott.auth.store import AuthStore
 from ott.errors import TooManyRequests
-from ott.recordstore import ConcurrentChange, Delete, changed, created
+from ott.recordstore import ConcurrentChange, Delete, changed, count_this_hour, created
 
-HOUR = 3600
 PIN_ATTEMPTS = 5  # fresh PINs tried before giving up on a (very unlikely) run of collisions
 
 
@@ -77,6 +76,6 @@ def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntr
 
 def limit(store: AuthStore, name: str, per_hour: int, now: int) -> None:
     """Count an attempt in this hour's window; every attempt counts, a success resets nothing."""
-    window = now // HOUR
-    if store.increment(f"{name}#{window}", (window + 2) * HOUR) > per_hour:
-        raise TooManyRequests("too many PIN attempts; try again later", (window + 1) * HOUR - now)
+    count, seconds_left = count_this_hour(store, name, now)
+    if count > per_hour:
+        raise TooManyRequests("too many PIN attempts; try again later", seconds_left)

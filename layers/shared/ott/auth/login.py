@@ -7,9 +7,8 @@ from ott.auth.policy import AuthPolicy
 from ott.auth.records import AuthorizationCode, Client, Credentials
 from ott.auth.store import AuthStore
 from ott.errors import DomainError, TooManyRequests
-from ott.recordstore import created
+from ott.recordstore import count_this_hour, created, this_hours_count
 
-HOUR = 3600
 FAILURE_MEMORY = 86_400  # consecutive failures are forgotten a day after the last one
 FIRST_DELAY = 30
 
@@ -49,9 +48,9 @@ def with_params(uri: str, params: dict[str, str | None]) -> str:
 def lock_wait(store: AuthStore, policy: AuthPolicy, username: str, now: int) -> int:
     """Seconds before this username may try again: growing delays after 5 failures, at most 100 an hour."""
     user = username.casefold()
-    hourly, _ = store.counter(f"login-hour#{user}#{now // HOUR}")
+    hourly, seconds_left = this_hours_count(store, f"login-hour#{user}", now)
     if hourly >= policy.login_failures_per_hour:
-        return (now // HOUR + 1) * HOUR - now
+        return seconds_left
     failures, expires = store.counter(f"login-failures#{user}")
     if failures < policy.login_free_failures:
         return 0
@@ -77,7 +76,7 @@ def sign_in(
     valid = verify_password(password, credentials.password_hash if credentials else DUMMY_PASSWORD_HASH)
     if credentials is None or not valid:
         user = username.casefold()
-        store.increment(f"login-hour#{user}#{now // HOUR}", (now // HOUR + 2) * HOUR)
+        count_this_hour(store, f"login-hour#{user}", now)
         store.increment(f"login-failures#{user}", now + FAILURE_MEMORY)
         raise WrongCredentials("wrong login or password")
     store.reset(f"login-failures#{credentials.username.casefold()}")

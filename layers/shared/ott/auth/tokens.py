@@ -20,9 +20,7 @@ from ott.auth.records import (
 from ott.auth.sessions import issue, new_account_id, open_family, revocation
 from ott.auth.store import AuthStore
 from ott.errors import TooManyRequests
-from ott.recordstore import ConcurrentChange, Delete, Key, Put, changed, created
-
-HOUR = 3600
+from ott.recordstore import ConcurrentChange, Delete, Key, Put, changed, count_this_hour, created
 
 
 @dataclass(frozen=True)
@@ -105,12 +103,9 @@ def authenticate(client: Client | None, secret: str) -> Client:
 
 def anonymous(store: AuthStore, policy: AuthPolicy, client: Client, request: TokenRequest) -> TokenReply:
     """vendor:anonymous: a new anonymous account, limited per client address per hour."""
-    window = request.now // HOUR
-    if (
-        store.increment(f"anonymous#{request.source_ip}#{window}", (window + 2) * HOUR)
-        > policy.anonymous_per_ip_per_hour
-    ):
-        raise TooManyRequests("too many anonymous accounts from this address", (window + 1) * HOUR - request.now)
+    count, seconds_left = count_this_hour(store, f"anonymous#{request.source_ip}", request.now)
+    if count > policy.anonymous_per_ip_per_hour:
+        raise TooManyRequests("too many anonymous accounts from this address", seconds_left)
     account_id = new_account_id()
     issued = open_family(client, account_id, anonymous=True, now=request.now)
     device = {k: v for k, v in {"mac": request.form.mac, "signature": request.form.signature}.items() if v}

@@ -12,9 +12,8 @@ from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.phone import normalize
 from ott.phoneconfirm.records import CHANNELS, SUPPORT_STAGE, ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
-from ott.recordstore import ConcurrentChange, RecordStore, changed, created, replaced
+from ott.recordstore import ConcurrentChange, RecordStore, changed, count_this_hour, created, replaced
 
-HOUR = 3600
 CODE_INPUT = {1: "no_code", 2: "4_digit_code", 3: "4_digit_code"}
 
 
@@ -140,14 +139,12 @@ def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: in
 
 
 def limit(store: RecordStore, settings: PhoneSettings, caller: Caller, phone: str) -> None:
-    window = caller.now // HOUR
-    expires = (window + 2) * HOUR
     for name, per_hour in (
         (f"confirm-phone#{phone}", settings.per_phone_per_hour),
         (f"confirm-account#{caller.account_id}", settings.per_account_per_hour),
         (f"confirm-ip#{caller.source_ip}", settings.per_ip_per_hour),
     ):
-        if store.increment(f"{name}#{window}", expires) > per_hour:
+        if count_this_hour(store, name, caller.now)[0] > per_hour:
             raise RequestError("many_requests")
 
 
