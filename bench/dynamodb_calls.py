@@ -127,7 +127,7 @@ def token_requests(grant: Callable[..., dict]):
             "anonymous_token": merged["access_token"],
         },
     )
-    started = start(store, policy, auth_keys(), "demo-tv", now)
+    started = start(store, policy, auth_keys(), "demo-tv", "127.0.0.1", now)
     yield "vendor:device_code (pending)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
     signed_in = json.loads(grant(grant_type="vendor:anonymous")["body"])  # the app the PIN is typed in
     access = store.get(AccessToken, token_hash(signed_in["access_token"]))

@@ -14,5 +14,6 @@ from ott.http.request import ApiRequest, Reply
 @api_handler(payload=DeviceCodeForm, payload_format="form", reply=DeviceCodeReply, statuses=(401, 429))
 def lambda_handler(request: ApiRequest[None, DeviceCodeForm]) -> Reply:
     """A PIN to show and a device code to poll `token` with."""
-    reply = start(auth_store(), load_settings(AuthPolicy), auth_keys(), request.payload.client_id, int(time.time()))
+    client_id, now = request.payload.client_id, int(time.time())
+    reply = start(auth_store(), load_settings(AuthPolicy), auth_keys(), client_id, request.source_ip, now)
     return Reply(reply, headers={"Cache-Control": "no-store"})

@@ -1,5 +1,7 @@
 """POST /auth/2/revoke"""
 
+import time
+
 from ott.auth.models import Revocation, RevokeForm
 from ott.auth.store import auth_store
 from ott.auth.tokens import revoke
@@ -10,5 +12,5 @@ from ott.http.request import ApiRequest
 @api_handler(payload=RevokeForm, payload_format="form", reply=Revocation, statuses=(401,))
 def lambda_handler(request: ApiRequest[None, RevokeForm]) -> Revocation:
     """RFC 7009 token revocation."""
-    revoke(auth_store(), request.payload, request.basic_credentials)
+    revoke(auth_store(), request.payload, request.basic_credentials, int(time.time()))
     return Revocation()

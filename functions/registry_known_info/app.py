@@ -10,7 +10,7 @@ from ott.registry.service import submit_known_info
 from ott.registry.store import registry_store
 
 
-@api_handler(payload=KnownInfo, reply=KnownInfoReceipt, formats=FORMATS, success_status=201)
+@api_handler(payload=KnownInfo, reply=KnownInfoReceipt, formats=FORMATS, success_status=201, statuses=(429,))
 def lambda_handler(request: ApiRequest[None, KnownInfo]) -> KnownInfoReceipt:
     """A client's report of its contractor and territory, kept for a moderator."""
     return submit_known_info(registry_store(), request.payload, client_of(request), datetime.now(UTC))

@@ -304,3 +304,63 @@ def test_after_five_failures_the_page_asks_to_wait(demo):
     assert locked["statusCode"] == 429
     assert "Слишком много неудачных попыток" in locked["body"]
     assert int(locked["headers"]["Retry-After"]) > 0
+
+
+def confirm_pin(pin, access_token):
+    query = {"response_type": "pin_code", "client_id": "demo-tv", "pin": pin}
+    return invoke("auth_authorize", query=query, headers={"Authorization": f"Bearer {access_token}"})
+
+
+def test_a_victims_token_as_anonymous_token_takes_over_nothing(demo):
+    """Issue 7, finding 1: the attacker confirms its own device PIN and sends the victim's token along."""
+    code = redirect_params(sign_in())["code"]
+    victim = body(token(grant_type="authorization_code", code=code, redirect_uri=REDIRECT, **CLIENT))
+    victim_principal = principal_of(victim["access_token"])
+    invoke("auth_account_data_patch", principal=victim_principal, body='{"bank": {"pin": 1234}}')
+    started = body(invoke("auth_device_code"))
+    assert confirm_pin(started["pin"], anonymous()["access_token"])["statusCode"] == 200
+    stolen = token(
+        grant_type="vendor:device_code",
+        device_code=started["device_code"],
+        anonymous_token=victim["access_token"],
+        **CLIENT,
+    )
+    assert stolen["statusCode"] == 400 and body(stolen)["error"] == "invalid_grant"
+    assert invoke("auth_account", principal=victim_principal)["statusCode"] == 200
+    assert body(invoke("auth_account_data", principal=victim_principal)) == {"bank": {"pin": 1234}}
+
+
+def test_a_merge_past_the_tree_cap_is_refused_with_an_oauth_error_and_the_trees_stay_usable(demo):
+    source = anonymous()
+    source_principal = principal_of(source["access_token"])
+    big = '{"a": "%s"}' % ("x" * 40_000)
+    assert invoke("auth_account_data_patch", principal=source_principal, body=big)["statusCode"] == 200
+    code = redirect_params(sign_in())["code"]
+    fields = {"code": code, "redirect_uri": REDIRECT, **CLIENT}
+    personal = body(token(grant_type="authorization_code", **fields))
+    personal_principal = principal_of(personal["access_token"])
+    other = '{"b": "%s"}' % ("y" * 40_000)
+    assert invoke("auth_account_data_patch", principal=personal_principal, body=other)["statusCode"] == 200
+    code = redirect_params(sign_in())["code"]
+    merged = token(
+        grant_type="authorization_code",
+        code=code,
+        redirect_uri=REDIRECT,
+        anonymous_token=source["access_token"],
+        **CLIENT,
+    )
+    assert merged["statusCode"] == 400 and body(merged)["error"] == "invalid_grant"
+    assert "65536" in body(merged)["error_description"]
+    assert invoke("auth_account_data_patch", principal=personal_principal, body='{"c": 1}')["statusCode"] == 200
+
+
+def test_device_codes_are_limited_per_address_with_429_and_retry_after(demo, monkeypatch):
+    monkeypatch.setenv("DEVICE_CODES_PER_IP_PER_HOUR", "2")
+    from ott.config import reset_settings
+
+    reset_settings()
+    for host in ("1", "2"):
+        assert invoke("auth_device_code", source_ip=f"2001:db8:4:4::{host}")["statusCode"] == 200
+    limited = invoke("auth_device_code", source_ip="2001:db8:4:4::3")
+    assert limited["statusCode"] == 429 and 0 < int(limited["headers"]["Retry-After"]) <= 3600
+    assert invoke("auth_device_code", source_ip="2001:db8:4:5::1")["statusCode"] == 200

@@ -147,3 +147,24 @@ def test_bad_known_info_is_refused_and_nothing_is_stored(registry, dynamodb, pat
     reply = invoke("registry_known_info", path=path, body=payload)
     assert reply["statusCode"] == 400
     assert dynamodb.scan(TableName="RegistryReportsTable")["Count"] == 0
+
+
+def test_known_info_is_limited_per_address_with_429_and_retry_after(registry, dynamodb):
+    from ott.registry.service import KNOWN_INFO_PER_ADDRESS_PER_HOUR
+
+    for _ in range(KNOWN_INFO_PER_ADDRESS_PER_HOUR):
+        assert invoke("registry_known_info", source_ip="198.51.100.45")["statusCode"] == 201
+    json_reply = invoke("registry_known_info", source_ip="198.51.100.45")
+    assert json_reply["statusCode"] == 429
+    assert body(json_reply)["error"] == "too_many_requests"
+    assert 0 < int(json_reply["headers"]["Retry-After"]) <= 3600
+    xml_reply = invoke(
+        "registry_known_info", path="/registry/2/knownInfo.xml", body=XML_KNOWN_INFO, source_ip="198.51.100.45"
+    )
+    assert xml_reply["statusCode"] == 429
+    assert fromstring(xml_reply["body"].encode()).findtext("error") == "too_many_requests"
+    assert invoke("registry_known_info", source_ip="198.51.100.46")["statusCode"] == 201
+    reports = dynamodb.scan(TableName="RegistryReportsTable")["Items"]
+    assert (
+        sum(not item["reportId"]["S"].startswith("COUNTER#") for item in reports) == KNOWN_INFO_PER_ADDRESS_PER_HOUR + 1
+    )

@@ -55,4 +55,4 @@ class World:
         return device.confirm(self.store, self.policy, self.keys, entry)
 
     def start_device(self):
-        return device.start(self.store, self.policy, self.keys, "demo-tv", self.clock.now)
+        return device.start(self.store, self.policy, self.keys, "demo-tv", "198.51.100.1", self.clock.now)

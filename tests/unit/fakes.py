@@ -1,6 +1,7 @@
 """In-memory stand-ins for the stores, with the same behaviour as the DynamoDB adapters."""
 
 import copy
+import threading
 from collections import Counter
 from collections.abc import Iterable
 
@@ -15,6 +16,7 @@ class InMemoryRegistryStore:
         self.snapshot = snapshot
         self.reports: list[KnownInfoReport] = []
         self.reads: Counter[str] = Counter()
+        self.counters: Counter[str] = Counter()
 
     def index(self) -> CatalogIndex:
         self.reads["index"] += 1
@@ -52,18 +54,24 @@ class InMemoryRegistryStore:
     def save_report(self, report: KnownInfoReport) -> None:
         self.reports.append(report)
 
+    def increment(self, counter: str, expires_at: int) -> int:
+        self.counters[counter] += 1  # the counters' names carry their hour, so they need not expire here
+        return self.counters[counter]
+
     def replace_catalog(self, snapshot: CatalogSnapshot) -> None:
         self.snapshot = snapshot
 
 
 class InMemoryRecordStore:
-    """The record store in memory: conditional writes, all-or-nothing commits, expiring items and counters."""
+    """The record store in memory: conditional writes, all-or-nothing commits, expiring items and counters.
+    Like DynamoDB, each commit and each increment is atomic, also between threads."""
 
     def __init__(self, clock: "Clock") -> None:
         self.clock = clock
         self.items: dict[tuple[str, str], Record] = {}
         self.counters: dict[str, tuple[int, int]] = {}
         self.fail_next_commit = False
+        self._lock = threading.Lock()
 
     def _live(self, kind: str, key: str) -> Record | None:
         record = self.items.get((kind, key))
@@ -83,13 +91,18 @@ class InMemoryRecordStore:
         return found
 
     def commit(self, changes) -> None:
+        with self._lock:
+            self._commit(changes)
+
+    def _commit(self, changes) -> None:
         for change in changes:
             if isinstance(change, Put):
                 kind, key = change.record.kind, change.record.key
             else:
                 kind, key = change.kind.kind, change.key
             present = self.items.get((kind, key))
-            if isinstance(change, Put) and change.expected_version is None and present is not None:
+            expired = present is not None and present.ttl is not None and present.ttl <= self.clock.now
+            if isinstance(change, Put) and change.expected_version is None and present is not None and not expired:
                 raise ConcurrentChange
             expected = change.expected_version
             if expected not in (None, ANY_VERSION) and (present is None or present.version != expected):
@@ -104,17 +117,11 @@ class InMemoryRecordStore:
                 self.items.pop((change.kind.kind, change.key), None)
 
     def increment(self, counter: str, expires_at: int) -> int:
-        count, ttl = self.counters.get(counter, (0, 0))
-        count = count + 1 if ttl > self.clock.now else 1
-        self.counters[counter] = (count, expires_at)
-        return count
-
-    def counter(self, counter: str) -> tuple[int, int]:
-        count, ttl = self.counters.get(counter, (0, 0))
-        return (count, ttl) if ttl > self.clock.now else (0, 0)
-
-    def reset(self, counter: str) -> None:
-        self.counters.pop(counter, None)
+        with self._lock:
+            count, ttl = self.counters.get(counter, (0, 0))
+            count = count + 1 if ttl > self.clock.now else 1
+            self.counters[counter] = (count, expires_at)
+            return count
 
     def all_of(self, kind) -> list:
         return [record for (k, _), record in self.items.items() if k == kind.kind]

@@ -116,3 +116,66 @@ def test_the_confirming_client_must_be_the_tokens_client(world):
     entry = device.PinEntry(world.access(world.personal()), "other-client", started.pin, "1.2.3.4", world.clock.now)
     with pytest.raises(errors.InvalidRequest):
         device.confirm(world.store, world.policy, world.keys, entry)
+
+
+def phone_client_token(world, scopes):
+    """A token of another application (a phone app) registered with only `scopes`."""
+    from ott.auth.admin import register_client
+
+    register_client(world.store, "demo-phone", "Phone", ["vendor:anonymous"], scopes=scopes, secret="phone-secret")
+    return world.exchange(
+        {"grant_type": "vendor:anonymous", "client_id": "demo-phone", "client_secret": "phone-secret"}
+    )
+
+
+def confirm_as(world, signed_in, client_id, pin):
+    from ott.auth import device
+
+    entry = device.PinEntry(world.access(signed_in), client_id, pin, "198.51.100.1", world.clock.now)
+    return device.confirm(world.store, world.policy, world.keys, entry)
+
+
+def test_the_device_gets_at_most_the_confirming_tokens_scopes(world):
+    started = world.start_device()
+    confirm_as(world, phone_client_token(world, ["account"]), "demo-phone", started.pin)
+    world.clock.advance(5)
+    tv = poll(world, started.device_code)
+    assert world.access(tv).scope == "account"
+    refreshed = world.token("refresh_token", refresh_token=tv.refresh_token)
+    assert world.access(refreshed).scope == "account"
+
+
+def test_confirming_a_pin_needs_the_account_scope(world):
+    from ott.errors import InsufficientScope
+
+    started = world.start_device()
+    with pytest.raises(InsufficientScope):
+        confirm_as(world, phone_client_token(world, ["user_data", "phoneconfirm"]), "demo-phone", started.pin)
+    with pytest.raises(errors.AuthorizationPending):
+        poll(world, started.device_code)
+
+
+def test_device_codes_are_limited_per_address_and_per_ipv6_64():
+    from ott.auth import device
+
+    world = World(DEVICE_CODES_PER_IP_PER_HOUR=2)
+
+    def start(ip):
+        return device.start(world.store, world.policy, world.keys, "demo-tv", ip, world.clock.now)
+
+    start("2001:db8:1:2::1")
+    start("2001:db8:1:2:ffff:ffff:ffff:ffff")  # the same /64: one subscriber
+    with pytest.raises(TooManyRequests) as limited:
+        start("2001:db8:1:2::abcd")
+    assert 0 < limited.value.retry_after <= 3600
+    start("2001:db8:1:3::1")  # another /64
+    start("198.51.100.7")
+
+
+def test_pin_entry_per_address_is_counted_per_ipv6_64():
+    world = World(PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR=100, PIN_ATTEMPTS_PER_IP_PER_HOUR=2)
+    for host in ("1", "2"):
+        with pytest.raises(errors.InvalidGrant):
+            world.confirm_pin(world.anonymous(), "000000000", ip=f"2001:db8:5:6::{host}")
+    with pytest.raises(TooManyRequests):
+        world.confirm_pin(world.anonymous(), world.start_device().pin, ip="2001:db8:5:6::3")

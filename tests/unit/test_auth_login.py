@@ -73,3 +73,49 @@ def test_redirect_parameters_are_appended_and_encoded():
     assert (
         with_params("https://a.example/cb?x=1", {"code": "c d", "state": None}) == "https://a.example/cb?x=1&code=c+d"
     )
+
+
+def test_parallel_wrong_passwords_are_limited_like_sequential_ones(world, monkeypatch):
+    """Issue 7: 110 parallel wrong passwords were all checked, then the right one was accepted."""
+    import threading
+    import time
+
+    from ott.auth import login
+
+    checked = []
+    real_check = login.verify_password
+
+    def slow_check(password, stored):
+        checked.append(password)
+        time.sleep(0.01)  # a real scrypt takes longer: every request is inside its check at once
+        return real_check(password, stored)
+
+    monkeypatch.setattr(login, "verify_password", slow_check)
+    start = threading.Barrier(110)
+    outcomes = []
+
+    def attacker():
+        start.wait()
+        try:
+            attempt(world, "wrong-password")
+        except (WrongCredentials, LoginLocked) as refused:
+            outcomes.append(type(refused))
+
+    threads = [threading.Thread(target=attacker) for _ in range(110)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(outcomes) == 110
+    assert len(checked) == world.policy.login_free_failures  # the free failures, and not one more
+    with pytest.raises(LoginLocked):
+        attempt(world, "demo-password")
+
+
+def test_a_success_takes_back_its_own_count(world):
+    world.policy = world.policy.model_copy(update={"login_failures_per_hour": 3, "login_max_delay": 0})
+    for _ in range(5):
+        assert attempt(world, "demo-password")  # successes are no failures
+    fail(world, 3)
+    with pytest.raises(LoginLocked):
+        attempt(world, "demo-password")

@@ -4,8 +4,11 @@ import pytest
 
 from ott.auth import errors
 from ott.auth.account import read_tree
+from ott.auth.admin import LegacyToken, import_legacy, register_client
+from ott.auth.crypto import token_hash
 from ott.auth.merge import merge_hint, merge_patch, merge_trees
-from ott.auth.records import Account, DataTree
+from ott.auth.policy import GRANTS
+from ott.auth.records import AccessToken, Account, DataTree
 from tests.unit.auth_world import REDIRECT
 
 
@@ -89,13 +92,17 @@ def test_anonymous_into_anonymous_keeps_the_destination_values(world):
     assert read_tree(world.store, destination_id) == {"volume": 5, "only_source": True}
 
 
-def test_personal_into_anonymous_keeps_the_destination_values(world):
-    personal = world.personal()
+def test_a_personal_accounts_token_is_never_a_merge_source(world):
+    """Spec 7.A rule 3: the takeover of issue 7 (a victim's token sent as anonymous_token) is invalid_grant."""
+    victim = world.personal()
     set_tree(world, world.user_id, {"volume": 1, "only_personal": True})
-    destination, destination_id = anonymous_with_tree(world, {"volume": 5})
-    merge_by_device(world, destination, personal.access_token)
-    assert read_tree(world.store, destination_id) == {"volume": 5, "only_personal": True}
-    assert world.store.get(Account, str(world.user_id)).retired is True
+    attacker, attacker_id = anonymous_with_tree(world, {"volume": 5})
+    with pytest.raises(errors.InvalidGrant):
+        merge_by_device(world, attacker, victim.access_token)
+    assert read_tree(world.store, attacker_id) == {"volume": 5}
+    assert read_tree(world.store, world.user_id) == {"volume": 1, "only_personal": True}
+    assert world.store.get(Account, str(world.user_id)).retired is False
+    assert world.access(victim) is not None
 
 
 def test_personal_into_personal_is_refused_and_changes_nothing(world):
@@ -125,7 +132,7 @@ def test_personal_into_personal_is_refused_and_changes_nothing(world):
     assert read_tree(world.store, other_id) == {"x": 1}
     assert world.access(other) is not None
     changed = {key for key in world.store.items if world.store.items[key] is not before.get(key)}
-    assert all(kind == "CODE" for kind, _ in changed)  # only the code that was signed in for
+    assert {kind for kind, _ in changed} <= {"CODE", "LOGIN"}  # only the sign-in for the code
 
 
 def test_a_crash_during_the_merge_leaves_both_trees_whole_and_a_retry_merges_once(world):
@@ -147,3 +154,77 @@ def test_a_crash_during_the_merge_leaves_both_trees_whole_and_a_retry_merges_onc
 def test_an_invalid_anonymous_token_is_an_invalid_grant(world):
     with pytest.raises(errors.InvalidGrant):
         world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token="nonsense")
+
+
+def test_another_clients_anonymous_token_is_no_merge_source(world):
+    register_client(world.store, "other-tv", "Other", GRANTS, [REDIRECT], secret="other-secret")
+    foreign = world.exchange(
+        {"grant_type": "vendor:anonymous", "client_id": "other-tv", "client_secret": "other-secret"}
+    )
+    foreign_id = world.access(foreign).account_id
+    set_tree(world, foreign_id, {"secret": 1})
+    destination, destination_id = anonymous_with_tree(world, {})
+    with pytest.raises(errors.InvalidGrant):
+        merge_by_device(world, destination, foreign.access_token)
+    with pytest.raises(errors.InvalidGrant):
+        world.token(
+            "authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token=foreign.access_token
+        )
+    assert read_tree(world.store, foreign_id) == {"secret": 1}
+    assert read_tree(world.store, destination_id) == {}
+
+
+def test_an_anonymous_token_without_the_user_data_scope_is_no_merge_source(world):
+    _, source_id = anonymous_with_tree(world, {"volume": 9})
+    import_legacy(
+        world.store, [LegacyToken("account-only", source_id, "demo-tv", True, world.clock.now + 600)], ["account"]
+    )
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token="account-only")
+    assert read_tree(world.store, source_id) == {"volume": 9}
+    assert world.store.get(Account, str(source_id)).retired is False
+
+
+def test_a_merge_that_would_pass_the_tree_cap_is_refused_and_changes_nothing(world):
+    source, source_id = anonymous_with_tree(world, {"a": "x" * 40_000})
+    set_tree(world, world.user_id, {"b": "y" * 40_000})
+    code = world.code()
+    with pytest.raises(errors.InvalidGrant, match="65536 bytes"):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert read_tree(world.store, source_id) == {"a": "x" * 40_000}
+    assert read_tree(world.store, world.user_id) == {"b": "y" * 40_000}
+    assert world.token("authorization_code", code=code, redirect_uri=REDIRECT).access_token  # the code is unspent
+
+
+def retire(world, account_id):
+    """What the merges of issue 7 left behind: a personal account retired by a takeover."""
+    account = world.store.items[("ACCOUNT", str(account_id))]
+    account.retired = True
+    account.version += 1
+
+
+def test_a_retired_account_gets_no_tokens_from_any_grant(world):
+    signed_in = world.personal()
+    code = world.code()
+    started = world.start_device()
+    world.confirm_pin(signed_in, started.pin)
+    import_legacy(world.store, [LegacyToken("legacy-v1", world.user_id, "demo-tv")])
+    retire(world, world.user_id)
+    world.clock.advance(5)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("authorization_code", code=code, redirect_uri=REDIRECT)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=signed_in.refresh_token)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("vendor:device_code", device_code=started.device_code)
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token="legacy-v1")
+
+
+def test_a_merge_ends_a_legacy_source_token_too(world):
+    source, source_id = anonymous_with_tree(world, {"volume": 9})
+    import_legacy(world.store, [LegacyToken("legacy-anonymous", source_id, "demo-tv", anonymous=True)])
+    world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token="legacy-anonymous")
+    assert read_tree(world.store, world.user_id)["volume"] == 9
+    assert world.store.get(AccessToken, token_hash("legacy-anonymous")) is None
+    assert world.access(source) is None

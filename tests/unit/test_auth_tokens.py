@@ -5,7 +5,7 @@ import pytest
 from ott.auth import errors
 from ott.auth.admin import register_client
 from ott.auth.crypto import token_hash
-from ott.auth.records import AccessToken, Family, RefreshToken
+from ott.auth.records import AccessToken, Account, DataTree, Family, RefreshToken
 from ott.errors import TooManyRequests
 from tests.unit.auth_world import REDIRECT, SECRET, World
 
@@ -190,3 +190,65 @@ def test_an_access_token_with_an_expiry_is_no_refresh_token(world):
 def test_an_unknown_refresh_token_is_an_invalid_grant(world):
     with pytest.raises(errors.InvalidGrant):
         world.token("refresh_token", refresh_token="never-issued")
+
+
+def test_anonymous_accounts_are_limited_per_ipv6_64():
+    world = World(ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR=2)
+    world.anonymous(ip="2001:db8:7:8::1")
+    world.anonymous(ip="2001:db8:7:8::2")
+    with pytest.raises(TooManyRequests):
+        world.anonymous(ip="2001:db8:7:8:1:2:3:4")  # every address of the /64 is one subscriber's
+    world.anonymous(ip="2001:db8:7:9::1")
+
+
+DAY = 86_400
+
+
+def stored(world, kind, key):
+    return world.store.items[(kind.kind, key)]
+
+
+def test_rotated_refresh_tokens_and_revoked_families_expire(world):
+    first = world.anonymous()
+    second = world.token("refresh_token", refresh_token=first.refresh_token)
+    rotated = stored(world, RefreshToken, token_hash(first.refresh_token))
+    assert rotated.ttl == world.clock.now + 30 * DAY
+    world.clock.advance(31)
+    with pytest.raises(errors.InvalidGrant):  # reuse: the family is revoked
+        world.token("refresh_token", refresh_token=first.refresh_token)
+    (family,) = world.store.all_of(Family)
+    assert family.revoked and family.ttl == world.clock.now + 30 * DAY
+    assert world.access(second) is None
+
+
+def test_a_personal_sign_in_lives_until_it_is_revoked(world):
+    reply = world.personal()
+    assert stored(world, RefreshToken, token_hash(reply.refresh_token)).ttl is None
+    (family,) = world.store.all_of(Family)
+    assert family.ttl is None
+    assert stored(world, Account, str(world.user_id)).ttl is None
+    assert stored(world, DataTree, str(world.user_id)).ttl is None
+
+
+def test_an_anonymous_account_unused_for_a_year_expires_with_its_tree_and_sign_in(world):
+    reply = world.anonymous()
+    account_id = str(world.access(reply).account_id)
+    created_at = world.clock.now
+    for kind, key in [(Account, account_id), (DataTree, account_id), (RefreshToken, token_hash(reply.refresh_token))]:
+        assert 365 * DAY <= stored(world, kind, key).ttl - created_at <= 372 * DAY, kind
+    world.clock.advance(373 * DAY)
+    assert world.store.get(Account, account_id) is None
+    assert world.store.get(DataTree, account_id) is None
+    with pytest.raises(errors.InvalidGrant):
+        world.token("refresh_token", refresh_token=reply.refresh_token)
+
+
+def test_using_an_anonymous_account_pushes_its_expiry_forward(world):
+    reply = world.anonymous()
+    account_id = str(world.access(reply).account_id)
+    for _ in range(4):  # a refresh every 100 days: never a year unused
+        world.clock.advance(100 * DAY)
+        reply = world.token("refresh_token", refresh_token=reply.refresh_token)
+    assert world.store.get(Account, account_id) is not None
+    for kind, key in [(Account, account_id), (DataTree, account_id), (Family, world.access(reply).family_id)]:
+        assert stored(world, kind, key).ttl - world.clock.now >= 365 * DAY, kind

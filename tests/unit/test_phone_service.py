@@ -239,3 +239,11 @@ def test_per_account_and_per_address_quotas():
     assert error_of(phone.confirm, "79161234563") == "many_requests"
     phone.confirm("79161234564", account_id=1)
     assert error_of(phone.confirm, "79161234565", account_id=2) == "many_requests"  # the address's quota
+
+
+def test_the_per_address_quota_counts_an_ipv6_64_as_one_address():
+    phone = Phone(CONFIRMS_PER_IP_PER_HOUR=2)
+    phone.confirm("79161234561", account_id=1, ip="2001:db8:9:9::1")
+    phone.confirm("79161234562", account_id=2, ip="2001:db8:9:9::2")
+    assert error_of(phone.confirm, "79161234563", account_id=3, ip="2001:db8:9:9:a:b:c:d") == "many_requests"
+    assert phone.confirm("79161234564", account_id=4, ip="2001:db8:9:a::1").result == "ok"

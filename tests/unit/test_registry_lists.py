@@ -140,3 +140,17 @@ def test_known_info_needs_an_existing_parent_territory(store):
     with pytest.raises(InvalidInput, match="parentTerritoryId"):
         submit_known_info(store, KnownInfo(parent_territory_id=404), client, datetime.now(UTC))
     assert store.reports == []
+
+
+def test_known_info_is_limited_per_address_and_per_ipv6_64(store):
+    from ott.errors import TooManyRequests
+    from ott.registry.service import KNOWN_INFO_PER_ADDRESS_PER_HOUR
+
+    now = datetime(2026, 11, 21, 10, 59, tzinfo=UTC)
+    for host in range(KNOWN_INFO_PER_ADDRESS_PER_HOUR):
+        submit_known_info(store, KnownInfo(uid="d"), Client(f"2001:db8:1:2::{host + 1:x}", ""), now)
+    with pytest.raises(TooManyRequests) as limited:
+        submit_known_info(store, KnownInfo(uid="d"), Client("2001:db8:1:2::ffff", ""), now)
+    assert limited.value.retry_after == 60  # the rest of the clock hour
+    submit_known_info(store, KnownInfo(uid="d"), Client("2001:db8:1:3::1", ""), now)  # another subscriber
+    assert len(store.reports) == KNOWN_INFO_PER_ADDRESS_PER_HOUR + 1

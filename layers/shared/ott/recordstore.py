@@ -1,8 +1,8 @@
 """Versioned records in DynamoDB: the storage pattern of the services whose items change state.
 
 An item is keyed by `pk` = `<KIND>#<key>`; its content is JSON in `doc`, its version in `v`, its expiry
-in `ttl`. Every change is conditional (created only if absent, replaced only at the version read) and
-the changes of one request commit together in one transaction, across tables when they must.
+in `ttl`. Every change is conditional (created only if absent or expired, replaced only at the version
+read) and the changes of one request commit together in one transaction, across tables when they must.
 """
 
 import json
@@ -10,6 +10,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, TypeVar
+
+from ott.errors import InvalidInput
 
 
 @dataclass(slots=True)
@@ -33,6 +35,10 @@ Key = tuple[type[Record], str]
 
 class ConcurrentChange(Exception):
     """Another request changed a record between our read and our write; nothing of ours was written."""
+
+
+class RecordTooLarge(InvalidInput):
+    """A write would pass DynamoDB's item size limit (400 KB): the request asked to store too much."""
 
 
 ANY_VERSION = -1
@@ -67,13 +73,14 @@ def changed(record: Record) -> Put:
     return Put(record, expected)
 
 
-class RecordStore(Protocol):
+class Counters(Protocol):
+    def increment(self, counter: str, expires_at: int) -> int: ...
+
+
+class RecordStore(Counters, Protocol):
     def get(self, kind: type[R], key: str) -> R | None: ...
     def read(self, keys: Sequence[Key]) -> dict[Key, Record]: ...
     def commit(self, changes: Sequence[Put | Delete]) -> None: ...
-    def increment(self, counter: str, expires_at: int) -> int: ...
-    def counter(self, counter: str) -> tuple[int, int]: ...
-    def reset(self, counter: str) -> None: ...
 
 
 def pk(kind: type[Record] | str, key: str) -> dict[str, str]:
@@ -146,9 +153,15 @@ class DynamoRecordStore:
         except self._dynamodb.exceptions.ConditionalCheckFailedException:
             raise ConcurrentChange from None
         except self._dynamodb.exceptions.TransactionCanceledException as error:
-            reasons = {r.get("Code") for r in error.response.get("CancellationReasons", [])}
-            if reasons & {"ConditionalCheckFailed", "TransactionConflict"}:
+            reasons = error.response.get("CancellationReasons", [])
+            if any(is_size_error(reason.get("Message", "")) for reason in reasons):
+                raise RecordTooLarge("the data is too large to store") from None
+            if {reason.get("Code") for reason in reasons} & {"ConditionalCheckFailed", "TransactionConflict"}:
                 raise ConcurrentChange from None
+            raise
+        except self._dynamodb.exceptions.ClientError as error:
+            if is_size_error(error.response.get("Error", {}).get("Message", "")):
+                raise RecordTooLarge("the data is too large to store") from None
             raise
 
     def _operation(self, change: Put | Delete) -> dict[str, Any]:
@@ -158,45 +171,44 @@ class DynamoRecordStore:
         else:
             request = {"TableName": self._tables[change.kind], "Key": {"pk": pk(change.kind, change.key)}}
         expected = change.expected_version
-        if isinstance(change, Put) and expected is None:
-            request["ConditionExpression"] = "attribute_not_exists(pk)"
+        if isinstance(change, Put) and expected is None:  # absent, or expired (readers see it as absent)
+            request["ConditionExpression"] = "attribute_not_exists(pk) OR #ttl <= :now"
+            request["ExpressionAttributeNames"] = {"#ttl": "ttl"}
+            request["ExpressionAttributeValues"] = {":now": {"N": str(int(time.time()))}}
         elif expected is not None and expected != ANY_VERSION:
             request["ConditionExpression"] = "v = :v"
             request["ExpressionAttributeValues"] = {":v": {"N": str(expected)}}
         return {"Put" if isinstance(change, Put) else "Delete": request}
 
     def increment(self, counter: str, expires_at: int) -> int:
-        """Count one more; a counter whose ttl has passed starts again from one."""
-        key = {"pk": pk("COUNTER", counter)}
-        try:
-            reply = self._dynamodb.update_item(
-                TableName=self._counters,
-                Key=key,
-                UpdateExpression="ADD n :one SET #ttl = :ttl",
-                ConditionExpression="attribute_not_exists(pk) OR #ttl > :now",
-                ExpressionAttributeNames={"#ttl": "ttl"},
-                ExpressionAttributeValues={
-                    ":one": {"N": "1"},
-                    ":ttl": {"N": str(expires_at)},
-                    ":now": {"N": str(int(time.time()))},
-                },
-                ReturnValues="ALL_NEW",
-            )
-        except self._dynamodb.exceptions.ConditionalCheckFailedException:
-            fresh = {**key, "n": {"N": "1"}, "ttl": {"N": str(expires_at)}}
-            self._dynamodb.put_item(TableName=self._counters, Item=fresh)
-            return 1
-        return int(reply["Attributes"]["n"]["N"])
+        return increment_item(self._dynamodb, self._counters, {"pk": pk("COUNTER", counter)}, "ttl", expires_at)
 
-    def counter(self, counter: str) -> tuple[int, int]:
-        """The count and its ttl; (0, 0) when there is none or its ttl has passed."""
-        item = self._dynamodb.get_item(TableName=self._counters, Key={"pk": pk("COUNTER", counter)}).get("Item")
-        if not item or int(item["ttl"]["N"]) <= int(time.time()):
-            return 0, 0
-        return int(item["n"]["N"]), int(item["ttl"]["N"])
 
-    def reset(self, counter: str) -> None:
-        self._dynamodb.delete_item(TableName=self._counters, Key={"pk": pk("COUNTER", counter)})
+def increment_item(dynamodb: Any, table: str, key: dict[str, Any], ttl_attribute: str, expires_at: int) -> int:
+    """Count one more in the item at `key`, atomically; a counter whose ttl has passed starts again from one."""
+    try:
+        reply = dynamodb.update_item(
+            TableName=table,
+            Key=key,
+            UpdateExpression="ADD n :one SET #ttl = :ttl",
+            ConditionExpression="attribute_not_exists(#ttl) OR #ttl > :now",
+            ExpressionAttributeNames={"#ttl": ttl_attribute},
+            ExpressionAttributeValues={
+                ":one": {"N": "1"},
+                ":ttl": {"N": str(expires_at)},
+                ":now": {"N": str(int(time.time()))},
+            },
+            ReturnValues="ALL_NEW",
+        )
+    except dynamodb.exceptions.ConditionalCheckFailedException:
+        dynamodb.put_item(TableName=table, Item={**key, "n": {"N": "1"}, ttl_attribute: {"N": str(expires_at)}})
+        return 1
+    return int(reply["Attributes"]["n"]["N"])
+
+
+def is_size_error(message: str) -> bool:
+    """DynamoDB's words for an item over 400 KB (ValidationException, or a transaction's ValidationError)."""
+    return "item size" in message.lower()
 
 
 def tables_for(kinds: Iterable[type[Record]], table: str) -> dict[type[Record], str]:
@@ -206,13 +218,8 @@ def tables_for(kinds: Iterable[type[Record]], table: str) -> dict[type[Record], 
 HOUR = 3600
 
 
-def count_this_hour(store: RecordStore, name: str, now: int) -> tuple[int, int]:
+def count_this_hour(store: Counters, name: str, now: int) -> tuple[int, int]:
     """Count one more in this clock hour's window of `name`; return the count and the seconds the window
     has left. The window is in the counter's name, so an old hour never adds to a new one."""
     window = now // HOUR
     return store.increment(f"{name}#{window}", (window + 2) * HOUR), (window + 1) * HOUR - now
-
-
-def this_hours_count(store: RecordStore, name: str, now: int) -> tuple[int, int]:
-    """What count_this_hour has counted so far this hour, without counting."""
-    return store.counter(f"{name}#{now // HOUR}")[0], (now // HOUR + 1) * HOUR - now

@@ -1,19 +1,16 @@
 """AccountInfo (spec document 1, 4.A `account`) and the account's data tree."""
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from ott.auth.keys import AuthKeys, encrypt_phone
-from ott.auth.merge import merge_patch
+from ott.auth.merge import MAX_TREE_BYTES, merge_patch, tree_bytes
 from ott.auth.models import AccountInfo
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import Account, ConfirmedPhone, DataTree
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput, InvalidToken
 from ott.recordstore import ConcurrentChange, changed, created
-
-MAX_TREE_BYTES = 64 * 1024
 
 
 def account_info(store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKeys], account_id: int) -> AccountInfo:
@@ -43,7 +40,7 @@ def patch_tree(store: AuthStore, account_id: int, patch: dict[str, Any]) -> dict
     for _ in range(3):
         current = store.get(DataTree, str(account_id))
         merged = merge_patch(current.tree if current else {}, patch)
-        if len(json.dumps(merged, ensure_ascii=False).encode("utf-8")) > MAX_TREE_BYTES:
+        if tree_bytes(merged) > MAX_TREE_BYTES:
             raise InvalidInput(f"the data tree may hold at most {MAX_TREE_BYTES} bytes")
         try:
             if current is None:

@@ -11,18 +11,25 @@ from ott.auth.models import DeviceCodeReply, PinConfirmation
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AccessToken, Client, DeviceAuthorization, Pin
 from ott.auth.store import AuthStore
-from ott.errors import TooManyRequests
+from ott.errors import InsufficientScope, TooManyRequests
+from ott.netaddr import subscriber_key
 from ott.recordstore import ConcurrentChange, Delete, changed, count_this_hour, created
 
 PIN_ATTEMPTS = 5  # fresh PINs tried before giving up on a (very unlikely) run of collisions
+# Confirming a PIN signs another device into the account, which is what the `account` scope is about.
+CONFIRM_SCOPE = "account"
 
 
-def start(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, client_id: str, now: int) -> DeviceCodeReply:
+def start(
+    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, client_id: str, source_ip: str, now: int
+) -> DeviceCodeReply:
     client = store.get(Client, client_id)
     if client is None:
         raise errors.InvalidClient("unknown client_id")
     if "vendor:device_code" not in client.grant_types:
         raise errors.UnauthorizedClient("this client may not use the device flow")
+    address = subscriber_key(source_ip)
+    limit(store, f"device-ip#{address}", policy.device_codes_per_ip_per_hour, now, "too many device codes")
     for _ in range(PIN_ATTEMPTS):
         pin, device_code = new_pin(policy.pin_length), new_token()
         device = DeviceAuthorization(
@@ -53,11 +60,15 @@ class PinEntry:
 
 
 def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntry) -> PinConfirmation:
-    """Authorize the waiting device for the account of the confirming application's token."""
+    """Authorize the waiting device for the account of the confirming application's token, with at most
+    that token's scopes."""
     if entry.client_id != entry.token.client_id:
         raise errors.InvalidRequest("client_id is not the client the bearer token was issued to")
-    limit(store, f"pin-account#{entry.token.account_id}", policy.pin_attempts_per_account_per_hour, entry.now)
-    limit(store, f"pin-ip#{entry.source_ip}", policy.pin_attempts_per_ip_per_hour, entry.now)
+    if CONFIRM_SCOPE not in entry.token.scope.split():
+        raise InsufficientScope(f"confirming a PIN needs the {CONFIRM_SCOPE!r} scope", CONFIRM_SCOPE)
+    per_account, per_address = policy.pin_attempts_per_account_per_hour, policy.pin_attempts_per_ip_per_hour
+    limit(store, f"pin-account#{entry.token.account_id}", per_account, entry.now, "too many PIN attempts")
+    limit(store, f"pin-ip#{subscriber_key(entry.source_ip)}", per_address, entry.now, "too many PIN attempts")
     if not re.fullmatch(r"[0-9]{6,15}", entry.pin):
         raise errors.InvalidRequest("pin must be 6 to 15 digits")
     waiting = store.get(Pin, keyed_hash(keys.pin, entry.pin))
@@ -67,6 +78,7 @@ def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntr
     device.status = "authorized"
     device.account_id = entry.token.account_id
     device.anonymous = entry.token.anonymous
+    device.scope = entry.token.scope
     try:
         store.commit([changed(device), Delete(Pin, device.pin_hash)])
     except ConcurrentChange:
@@ -74,8 +86,8 @@ def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntr
     return PinConfirmation()
 
 
-def limit(store: AuthStore, name: str, per_hour: int, now: int) -> None:
+def limit(store: AuthStore, name: str, per_hour: int, now: int, refusal: str) -> None:
     """Count an attempt in this hour's window; every attempt counts, a success resets nothing."""
     count, seconds_left = count_this_hour(store, name, now)
     if count > per_hour:
-        raise TooManyRequests("too many PIN attempts; try again later", seconds_left)
+        raise TooManyRequests(f"{refusal}; try again later", seconds_left)

@@ -4,13 +4,14 @@ from urllib.parse import urlencode, urlsplit
 
 from ott.auth.crypto import DUMMY_PASSWORD_HASH, new_token, token_hash, verify_password
 from ott.auth.policy import AuthPolicy
-from ott.auth.records import AuthorizationCode, Client, Credentials
+from ott.auth.records import AuthorizationCode, Client, Credentials, LoginAttempts
 from ott.auth.store import AuthStore
 from ott.errors import DomainError, TooManyRequests
-from ott.recordstore import count_this_hour, created, this_hours_count
+from ott.recordstore import HOUR, ConcurrentChange, changed, created
 
-FAILURE_MEMORY = 86_400  # consecutive failures are forgotten a day after the last one
 FIRST_DELAY = 30
+MAX_DOUBLINGS = 10  # beyond this the delay is capped anyway
+WRITE_TRIES = 3  # reads and conditional writes of the attempts record before giving way to concurrent ones
 
 
 class NoRedirect(DomainError):
@@ -45,17 +46,54 @@ def with_params(uri: str, params: dict[str, str | None]) -> str:
     return f"{uri}{'&' if urlsplit(uri).query else '?'}{query}"
 
 
-def lock_wait(store: AuthStore, policy: AuthPolicy, username: str, now: int) -> int:
+def lock_wait(policy: AuthPolicy, attempts: LoginAttempts, now: int) -> int:
     """Seconds before this username may try again: growing delays after 5 failures, at most 100 an hour."""
-    user = username.casefold()
-    hourly, seconds_left = this_hours_count(store, f"login-hour#{user}", now)
-    if hourly >= policy.login_failures_per_hour:
-        return seconds_left
-    failures, expires = store.counter(f"login-failures#{user}")
-    if failures < policy.login_free_failures:
+    if attempts.hour == now // HOUR and attempts.hour_failures >= policy.login_failures_per_hour:
+        return (now // HOUR + 1) * HOUR - now
+    if attempts.failures < policy.login_free_failures:
         return 0
-    delay = min(policy.login_max_delay, FIRST_DELAY * 2 ** (failures - policy.login_free_failures))
-    return max(0, expires - FAILURE_MEMORY + delay - now)
+    doublings = min(MAX_DOUBLINGS, attempts.failures - policy.login_free_failures)
+    delay = min(policy.login_max_delay, FIRST_DELAY * 2**doublings)
+    return max(0, attempts.last_failure + delay - now)
+
+
+def reserve_attempt(store: AuthStore, policy: AuthPolicy, user: str, now: int) -> None:
+    """Count this attempt as a failure before its password is checked, with a write conditional on the
+    count that was read: of parallel attempts only as many pass as the limits allow one after another."""
+    for _ in range(WRITE_TRIES):
+        stored = store.get(LoginAttempts, user)
+        attempts = stored or LoginAttempts(username=user)
+        wait = lock_wait(policy, attempts, now)
+        if wait:
+            raise LoginLocked("too many failed attempts", wait)
+        if attempts.hour != now // HOUR:
+            attempts.hour, attempts.hour_failures = now // HOUR, 0
+        attempts.failures += 1
+        attempts.hour_failures += 1
+        attempts.last_failure = now
+        try:
+            store.commit([changed(attempts) if stored else created(attempts)])
+        except ConcurrentChange:
+            continue
+        return
+    raise LoginLocked("other sign-ins for this username are under way", 1)
+
+
+def take_back_attempt(store: AuthStore, user: str, now: int) -> None:
+    """The reserved attempt succeeded: the consecutive failures end, and this hour counts one failure less."""
+    for _ in range(WRITE_TRIES):
+        attempts = store.get(LoginAttempts, user)
+        if attempts is None:
+            return
+        attempts.failures = 0
+        if attempts.hour == now // HOUR:
+            attempts.hour_failures = max(0, attempts.hour_failures - 1)
+        try:
+            store.commit([changed(attempts)])
+        except ConcurrentChange:
+            continue
+        return
+    # Failing attempts keep winning the race: they are counted; the user is signed in anyway.
 
 
 def sign_in(
@@ -68,18 +106,14 @@ def sign_in(
     now: int,
 ) -> str:
     """Check the credentials and issue a single-use authorization code; return the code."""
-    wait = lock_wait(store, policy, username, now)
-    if wait:
-        raise LoginLocked("too many failed attempts", wait)
-    credentials = store.get(Credentials, username.casefold()) if username else None
+    user = username.casefold()
+    reserve_attempt(store, policy, user, now)
+    credentials = store.get(Credentials, user) if username else None
     # An unknown user costs the same scrypt time as a wrong password.
     valid = verify_password(password, credentials.password_hash if credentials else DUMMY_PASSWORD_HASH)
     if credentials is None or not valid:
-        user = username.casefold()
-        count_this_hour(store, f"login-hour#{user}", now)
-        store.increment(f"login-failures#{user}", now + FAILURE_MEMORY)
         raise WrongCredentials("wrong login or password")
-    store.reset(f"login-failures#{credentials.username.casefold()}")
+    take_back_attempt(store, user, now)
     code = new_token()
     store.commit(
         [

@@ -1,8 +1,15 @@
-"""Merging an anonymous account's data tree into another account's (spec document 1, 1.A.8)."""
+"""Data trees: merging an anonymous account's into another account's (spec document 1, 1.A.8), patching
+them, and their size limit."""
 
+import json
 from typing import Any, Literal
 
 Hint = Literal["mine", "their"]
+MAX_TREE_BYTES = 64 * 1024  # of UTF-8 JSON; far below DynamoDB's 400 KB item even when stored escaped
+
+
+def tree_bytes(tree: Any) -> int:
+    return len(json.dumps(tree, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def merge_hint(source_anonymous: bool, destination_anonymous: bool) -> Hint | None:

@@ -19,6 +19,7 @@ class AuthPolicy(EnvSettings):
     anonymous_per_ip_per_hour: int = Field(20, alias="ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR")
     pin_attempts_per_account_per_hour: int = Field(10, alias="PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR")
     pin_attempts_per_ip_per_hour: int = Field(30, alias="PIN_ATTEMPTS_PER_IP_PER_HOUR")
+    device_codes_per_ip_per_hour: int = Field(30, alias="DEVICE_CODES_PER_IP_PER_HOUR")
     login_free_failures: int = 5
     login_max_delay: int = 900
     login_failures_per_hour: int = 100

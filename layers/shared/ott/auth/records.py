@@ -5,7 +5,19 @@ from typing import Any, ClassVar
 
 from ott.recordstore import Record
 
-DEVICE_RETENTION = 86_400  # a device code is kept a day past its expiry, to answer expired_token
+DAY = 86_400
+DEVICE_RETENTION = DAY  # a device code is kept a day past its expiry, to answer expired_token
+# An anonymous account unused (no token refreshed, no sign-in) for a year goes, with its tree and sign-ins.
+# Its expiry is pushed at most once a LIFETIME_STEP, so everyday use costs no extra writes.
+ANONYMOUS_LIFETIME = 365 * DAY
+LIFETIME_STEP = 7 * DAY
+ROTATED_TOKEN_RETENTION = 30 * DAY  # a rotated refresh token is kept this long to detect its reuse
+REVOKED_FAMILY_RETENTION = 30 * DAY  # as long as its rotated tokens: it answers them "revoked"
+FAILURE_MEMORY = DAY  # consecutive failed sign-ins are forgotten a day after the last one
+
+
+def anonymous_expiry(now: int) -> int:
+    return now + ANONYMOUS_LIFETIME + LIFETIME_STEP
 
 
 @dataclass(slots=True)
@@ -34,10 +46,19 @@ class Account(Record):
     retired: bool = False
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
+    expires_at: int | None = None  # anonymous accounts only; its tree has the same expiry
 
     @property
     def key(self) -> str:
         return str(self.account_id)
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
+
+    def lifetime_due(self, now: int) -> bool:
+        """An anonymous account whose expiry was last pushed more than LIFETIME_STEP ago."""
+        return self.anonymous and (self.expires_at is None or self.expires_at - now < ANONYMOUS_LIFETIME)
 
 
 @dataclass(slots=True)
@@ -72,10 +93,15 @@ class DataTree(Record):
     kind: ClassVar[str] = "DATA"
     account_id: int = 0
     tree: dict[str, Any] = field(default_factory=dict)
+    expires_at: int | None = None  # its account's
 
     @property
     def key(self) -> str:
         return str(self.account_id)
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
 
 
 @dataclass(slots=True)
@@ -106,10 +132,15 @@ class RefreshToken(Record):
     account_id: int = 0
     client_id: str = ""
     rotated_at: int | None = None
+    expires_at: int | None = None  # a personal sign-in's live token has none (the spec: unlimited lifetime)
 
     @property
     def key(self) -> str:
         return self.token_hash
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
 
 
 @dataclass(slots=True)
@@ -125,10 +156,15 @@ class Family(Record):
     access_hash: str | None = None
     refresh_hash: str | None = None
     revoked: bool = False
+    expires_at: int | None = None  # an anonymous sign-in's is pushed at every refresh; a live personal one has none
 
     @property
     def key(self) -> str:
         return self.family_id
+
+    @property
+    def ttl(self) -> int | None:
+        return self.expires_at
 
 
 @dataclass(slots=True)
@@ -159,6 +195,7 @@ class DeviceAuthorization(Record):
     status: str = "pending"  # pending → authorized → used
     account_id: int | None = None
     anonymous: bool = False  # of the account that confirmed the PIN
+    scope: str = ""  # of the token that confirmed the PIN: the most the device's tokens may carry
     expires_at: int = 0
     interval: int = 5
     last_poll: int = 0
@@ -190,6 +227,27 @@ class Pin(Record):
         return self.expires_at
 
 
+@dataclass(slots=True)
+class LoginAttempts(Record):
+    """Sign-in attempts for one username (known or not). Each attempt is counted here, by a conditional
+    write, before its password is checked; a success takes its count back."""
+
+    kind: ClassVar[str] = "LOGIN"
+    username: str = ""  # casefolded
+    failures: int = 0  # consecutive
+    last_failure: int = 0
+    hour: int = 0  # the clock hour (epoch seconds // 3600) that hour_failures counts
+    hour_failures: int = 0
+
+    @property
+    def key(self) -> str:
+        return self.username
+
+    @property
+    def ttl(self) -> int | None:
+        return self.last_failure + FAILURE_MEMORY
+
+
 AUTH_RECORDS = (
     Client,
     Account,
@@ -202,4 +260,5 @@ AUTH_RECORDS = (
     AuthorizationCode,
     DeviceAuthorization,
     Pin,
+    LoginAttempts,
 )

@@ -6,7 +6,15 @@ from dataclasses import dataclass
 
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.models import TokenReply
-from ott.auth.records import AccessToken, Client, Family, RefreshToken
+from ott.auth.records import (
+    REVOKED_FAMILY_RETENTION,
+    AccessToken,
+    Account,
+    Client,
+    Family,
+    RefreshToken,
+    anonymous_expiry,
+)
 from ott.recordstore import Delete, Put, changed, created
 
 
@@ -23,13 +31,29 @@ def new_account_id() -> int:
     return secrets.randbelow(2**63 - 1) + 1
 
 
-def open_family(client: Client, account_id: int, anonymous: bool, now: int) -> Issued:
+def granted_scope(client: Client, limit: str | None = None) -> str:
+    """The client's scopes, or those of them that `limit` (a space-separated scope) also names."""
+    return " ".join(scope for scope in client.scopes if limit is None or scope in limit.split())
+
+
+def sign_in_expiry(account: Account | None, anonymous: bool, now: int) -> int | None:
+    """An anonymous sign-in ends with its account; one without a record (v1) a year after its last use.
+    A personal sign-in lives until it is revoked (the spec: refresh tokens have unlimited lifetime)."""
+    if not anonymous:
+        return None
+    return account.expires_at if account is not None and account.expires_at else anonymous_expiry(now)
+
+
+def open_family(client: Client, account: Account, now: int, scope: str | None = None) -> Issued:
+    """A new sign-in of `account`, with the client's scopes limited to `scope` when given. An anonymous
+    account's caller adds the family to `account.families`, so that a merge can end it."""
     family = Family(
         family_id=secrets.token_hex(16),
-        account_id=account_id,
+        account_id=account.account_id,
         client_id=client.client_id,
-        anonymous=anonymous,
-        scope=" ".join(client.scopes),
+        anonymous=account.anonymous,
+        scope=granted_scope(client, scope),
+        expires_at=sign_in_expiry(account, account.anonymous, now),
     )
     issued = issue(client, family, now, refresh=None)
     issued.changes.append(created(family))
@@ -61,6 +85,7 @@ def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issu
                     family_id=family.family_id,
                     account_id=family.account_id,
                     client_id=family.client_id,
+                    expires_at=family.expires_at,
                 )
             )
         )
@@ -70,7 +95,7 @@ def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issu
     return Issued(reply=reply, family=family, changes=changes)
 
 
-def revocation(family: Family) -> list[Put | Delete]:
+def revocation(family: Family, now: int) -> list[Put | Delete]:
     """The bounded writes that end a family: its live pair goes, and the family is marked revoked."""
     changes: list[Put | Delete] = []
     if family.access_hash:
@@ -78,6 +103,7 @@ def revocation(family: Family) -> list[Put | Delete]:
     if family.refresh_hash:
         changes.append(Delete(RefreshToken, family.refresh_hash))
     family.revoked = True
+    family.expires_at = now + REVOKED_FAMILY_RETENTION
     family.access_hash = family.refresh_hash = None
     changes.append(changed(family))
     return changes

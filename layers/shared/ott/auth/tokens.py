@@ -4,10 +4,11 @@ from dataclasses import dataclass
 
 from ott.auth import errors
 from ott.auth.crypto import same, token_hash
-from ott.auth.merge import merge_hint, merge_trees
+from ott.auth.merge import MAX_TREE_BYTES, merge_hint, merge_trees, tree_bytes
 from ott.auth.models import RevokeForm, TokenForm, TokenReply
 from ott.auth.policy import GRANTS, AuthPolicy
 from ott.auth.records import (
+    ROTATED_TOKEN_RETENTION,
     AccessToken,
     Account,
     AuthorizationCode,
@@ -16,11 +17,24 @@ from ott.auth.records import (
     DeviceAuthorization,
     Family,
     RefreshToken,
+    anonymous_expiry,
 )
-from ott.auth.sessions import issue, new_account_id, open_family, revocation
+from ott.auth.sessions import (
+    Issued,
+    granted_scope,
+    issue,
+    new_account_id,
+    open_family,
+    revocation,
+    sign_in_expiry,
+)
 from ott.auth.store import AuthStore
 from ott.errors import TooManyRequests
-from ott.recordstore import ConcurrentChange, Delete, Key, Put, changed, count_this_hour, created
+from ott.netaddr import subscriber_key
+from ott.recordstore import ConcurrentChange, Delete, Key, Put, Record, changed, count_this_hour, created
+
+# The data tree is what a merge moves, and `user_data` is the scope that reads and writes it.
+MERGE_SCOPE = "user_data"
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ def _exchange(store: AuthStore, policy: AuthPolicy, request: TokenRequest) -> To
     source = found.get(source_key) if source_key else None
     if source_key and source is None:
         raise errors.InvalidGrant("anonymous_token is not a valid access token")
+    if isinstance(source, AccessToken):
+        check_merge_source(source, client)
     records = [found.get(key) for key in grant_keys]
     if form.grant_type == "vendor:anonymous":
         return anonymous(store, policy, client, request)
@@ -103,14 +119,16 @@ def authenticate(client: Client | None, secret: str) -> Client:
 
 def anonymous(store: AuthStore, policy: AuthPolicy, client: Client, request: TokenRequest) -> TokenReply:
     """vendor:anonymous: a new anonymous account, limited per client address per hour."""
-    count, seconds_left = count_this_hour(store, f"anonymous#{request.source_ip}", request.now)
+    count, seconds_left = count_this_hour(store, f"anonymous#{subscriber_key(request.source_ip)}", request.now)
     if count > policy.anonymous_per_ip_per_hour:
         raise TooManyRequests("too many anonymous accounts from this address", seconds_left)
-    account_id = new_account_id()
-    issued = open_family(client, account_id, anonymous=True, now=request.now)
+    expires_at = anonymous_expiry(request.now)
     device = {k: v for k, v in {"mac": request.form.mac, "signature": request.form.signature}.items() if v}
-    account = Account(account_id=account_id, anonymous=True, families=[issued.family.family_id], device=device)
-    store.commit([created(account), created(DataTree(account_id=account_id)), *issued.changes])
+    account = Account(account_id=new_account_id(), anonymous=True, device=device, expires_at=expires_at)
+    issued = open_family(client, account, request.now)
+    account.families.append(issued.family.family_id)
+    tree = DataTree(account_id=account.account_id, expires_at=expires_at)
+    store.commit([created(account), created(tree), *issued.changes])
     return issued.reply
 
 
@@ -128,19 +146,25 @@ def refresh(
         return convert_legacy(store, client, token, legacy, now)
     if presented.client_id != client.client_id:
         raise errors.InvalidGrant("the refresh token belongs to another client")
-    family = store.get(Family, presented.family_id)
-    if family is None or family.revoked:
+    found = store.read([(Family, presented.family_id), (Account, str(presented.account_id))])
+    family = found.get((Family, presented.family_id))
+    if not isinstance(family, Family) or family.revoked:
         raise errors.InvalidGrant("the refresh token was revoked")
+    account = unretired(found.get((Account, str(presented.account_id))))
     changes: list[Put | Delete] = []
     if presented.rotated_at is not None:
         if now - presented.rotated_at > policy.refresh_reuse_grace:
-            store.commit(revocation(family))
+            store.commit(revocation(family, now))
             raise errors.InvalidGrant("the refresh token was used before; the sign-in is revoked")
         if family.refresh_hash:  # the successor the client evidently never received
             changes.append(Delete(RefreshToken, family.refresh_hash))
     else:
         presented.rotated_at = now
+        presented.expires_at = now + ROTATED_TOKEN_RETENTION
         changes.append(changed(presented))
+    if account is not None and account.lifetime_due(now):  # a refresh is a use: the account lives on
+        changes += prolonged(store, account, now)
+    family.expires_at = sign_in_expiry(account, family.anonymous, now)
     issued = issue(client, family, now, refresh=None)
     store.commit([*changes, *issued.changes, changed(family)])
     return issued.reply
@@ -154,21 +178,28 @@ def convert_legacy(store: AuthStore, client: Client, token: str, legacy: AccessT
         raise errors.ExpiringTokenAsRefresh("an access token cannot be used as a refresh token")
     if legacy.client_id != client.client_id:
         raise errors.InvalidGrant("the token belongs to another client")
+    account = unretired(store.get(Account, str(legacy.account_id)))
+    anonymous = account.anonymous if account else legacy.anonymous
     family = Family(
         family_id=f"legacy-{legacy.token_hash[:32]}",
         account_id=legacy.account_id,
         client_id=client.client_id,
-        anonymous=legacy.anonymous,
-        scope=" ".join(client.scopes),
+        anonymous=anonymous,
+        scope=granted_scope(client, legacy.scope),
+        expires_at=sign_in_expiry(account, anonymous, now),
     )
     kept = RefreshToken(
         token_hash=legacy.token_hash,
         family_id=family.family_id,
         account_id=legacy.account_id,
         client_id=client.client_id,
+        expires_at=family.expires_at,
     )
     issued = issue(client, family, now, refresh=token)  # the legacy token itself stays the refresh token
     changes = [Delete(AccessToken, legacy.token_hash, legacy.version), created(kept), created(family), *issued.changes]
+    if account is not None and account.anonymous:  # so that a merge of this account ends this sign-in too
+        account.families.append(family.family_id)
+        changes.append(changed(account))
     store.commit(changes)
     return issued.reply
 
@@ -187,16 +218,13 @@ def redeem_code(
         # RFC 6749 §4.1.2: a code used twice revokes what its first use issued.
         family = store.get(Family, code.issued_family)
         if family is not None and not family.revoked:
-            store.commit(revocation(family))
+            store.commit(revocation(family, now))
         raise errors.InvalidGrant("the authorization code was already used")
     if code.redirect_uri is not None and form.redirect_uri != code.redirect_uri:
         raise errors.InvalidGrant("redirect_uri differs from the one the code was issued for")
-    issued = open_family(client, code.account_id, anonymous=False, now=now)
+    issued, sign_in = open_sign_in(store, client, code.account_id, source, now)
     code.issued_family = issued.family.family_id
-    changes = [changed(code), *issued.changes]
-    if source is not None:
-        changes += merge_changes(store, source, code.account_id)
-    store.commit(changes)
+    store.commit([changed(code), *sign_in])
     return issued.reply
 
 
@@ -217,41 +245,81 @@ def redeem_device(
         device.last_poll = now
         store.commit([changed(device)])
         raise errors.AuthorizationPending("the user has not entered the PIN yet")
-    account_id = device.account_id or 0
-    issued = open_family(client, account_id, anonymous=device.anonymous, now=now)
     device.status = "used"
-    changes = [changed(device), *issued.changes]
-    if device.anonymous:
-        account = store.get(Account, str(account_id))
-        if account is None or account.retired:
-            raise errors.InvalidGrant("the account that confirmed the PIN no longer exists")
-        account.families.append(issued.family.family_id)
-        changes.append(changed(account))
-    if source is not None:
-        changes += merge_changes(store, source, account_id, destination_anonymous=device.anonymous)
-    store.commit(changes)
+    issued, sign_in = open_sign_in(store, client, device.account_id or 0, source, now, scope=device.scope)
+    store.commit([changed(device), *sign_in])
     return issued.reply
 
 
+def unretired(account: Record | None) -> Account | None:
+    """A retired account (merged into another) never gets tokens again. None: there is no record, as for
+    a v1 account whose record was not imported; its v1 sessions go on."""
+    if isinstance(account, Account) and account.retired:
+        raise errors.InvalidGrant("the account no longer exists")
+    return account if isinstance(account, Account) else None
+
+
+def prolonged(store: AuthStore, account: Account, now: int) -> list[Put | Delete]:
+    """Push an anonymous account's expiry, and its tree's with it, a year past this use."""
+    account.expires_at = anonymous_expiry(now)
+    changes: list[Put | Delete] = [changed(account)]
+    tree = store.get(DataTree, str(account.account_id))
+    if tree is not None:
+        tree.expires_at = account.expires_at
+        changes.append(changed(tree))
+    return changes
+
+
+def open_sign_in(
+    store: AuthStore, client: Client, account_id: int, source: AccessToken | None, now: int, scope: str | None = None
+) -> tuple[Issued, list[Put | Delete]]:
+    """A new sign-in of a live account, with the anonymous account of `source` merged into it when given;
+    the writes join the grant's transaction: all of it happens, or none."""
+    destination_key = str(account_id)
+    merge_keys: list[Key] = []
+    if source is not None:
+        if source.account_id == account_id:
+            raise errors.InvalidGrant("an account cannot be merged into itself")
+        source_id = str(source.account_id)
+        # One read for the usual case: an anonymous account signed in on one device, through this token's family.
+        token_family = [(Family, source.family_id)] if source.family_id else []
+        merge_keys = [(Account, source_id), (DataTree, source_id), (DataTree, destination_key), *token_family]
+    found = store.read([(Account, destination_key), *merge_keys])
+    account = unretired(found.get((Account, destination_key)))
+    if account is None:  # accounts that sign in anew have records
+        raise errors.InvalidGrant("the account no longer exists")
+    issued = open_family(client, account, now, scope)
+    changes = list(issued.changes)
+    if account.anonymous:  # so that a merge of this account ends this sign-in too
+        account.families.append(issued.family.family_id)
+        changes.append(changed(account))
+    if source is not None:
+        changes += merge_changes(store, found, source, account, now)
+    return issued, changes
+
+
+def check_merge_source(source: AccessToken, client: Client) -> None:
+    """Spec 7.A rule 3: only an anonymous account's token, of this client, that may use the data tree.
+    Anything else would let a stolen or lesser token carry another account's data away."""
+    if not source.anonymous:
+        raise errors.InvalidGrant("anonymous_token is a personal account's token: only anonymous accounts merge")
+    if source.client_id != client.client_id:
+        raise errors.InvalidGrant("anonymous_token was issued to another client")
+    if MERGE_SCOPE not in source.scope.split():
+        raise errors.InvalidGrant(f"anonymous_token lacks the {MERGE_SCOPE} scope that merging needs")
+
+
 def merge_changes(
-    store: AuthStore, source_token: AccessToken, destination_id: int, destination_anonymous: bool = False
+    store: AuthStore, found: dict[Key, Record], source_token: AccessToken, destination: Account, now: int
 ) -> list[Put | Delete]:
-    """Move the source account's tree into the destination's root, retire the source and end its sign-ins.
-    The writes join the token request's transaction: all of it happens, or none."""
-    if source_token.account_id == destination_id:
-        raise errors.InvalidGrant("an account cannot be merged into itself")
-    hint = merge_hint(source_token.anonymous, destination_anonymous)
+    """Move the source account's tree into the destination's root, retire the source and end its sign-ins."""
+    source_id, destination_key = str(source_token.account_id), str(destination.account_id)
+    source = found.get((Account, source_id))
+    if not isinstance(source, Account) or source.retired or not source.anonymous:
+        raise errors.InvalidGrant("the anonymous account no longer exists")
+    hint = merge_hint(source_anonymous=True, destination_anonymous=destination.anonymous)
     if hint is None:
         raise errors.InvalidGrant("two personal accounts are never merged")
-    source_id, destination_key = str(source_token.account_id), str(destination_id)
-    # One read for the usual case: an anonymous account signed in on one device, through this token's family.
-    token_family = [(Family, source_token.family_id)] if source_token.family_id else []
-    found = store.read([(Account, source_id), (DataTree, source_id), (DataTree, destination_key), *token_family])
-    source = found.get((Account, source_id))
-    if not isinstance(source, Account) or source.retired:
-        raise errors.InvalidGrant("the anonymous account no longer exists")
-    others = [(Family, family_id) for family_id in source.families if family_id != source_token.family_id]
-    families = [*(found[key] for key in token_family if key in found), *(store.read(others).values() if others else [])]
     source_tree = found.get((DataTree, source_id))
     target = found.get((DataTree, destination_key))
     merged_tree = merge_trees(
@@ -259,23 +327,33 @@ def merge_changes(
         source_tree.tree if isinstance(source_tree, DataTree) else {},
         hint,
     )
+    if tree_bytes(merged_tree) > MAX_TREE_BYTES:
+        raise errors.InvalidGrant(
+            f"the merged data tree would pass {MAX_TREE_BYTES} bytes: sign in without anonymous_token,"
+            " or make the trees smaller first"
+        )
     changes: list[Put | Delete] = []
     if isinstance(target, DataTree):
-        target.tree = merged_tree
+        target.tree, target.expires_at = merged_tree, destination.expires_at
         changes.append(changed(target))
     else:
-        changes.append(created(DataTree(account_id=destination_id, tree=merged_tree)))
+        tree = DataTree(account_id=destination.account_id, tree=merged_tree, expires_at=destination.expires_at)
+        changes.append(created(tree))
     if isinstance(source_tree, DataTree):
         changes.append(Delete(DataTree, source_id, source_tree.version))
     source.retired = True
     changes.append(changed(source))
-    for family in families:
+    token_family = found.get((Family, source_token.family_id)) if source_token.family_id else None
+    others = [(Family, family_id) for family_id in source.families if family_id != source_token.family_id]
+    for family in [token_family, *(store.read(others).values() if others else [])]:
         if isinstance(family, Family) and not family.revoked:
-            changes += revocation(family)
+            changes += revocation(family, now)
+    if source_token.family_id is None:  # a v1 token belongs to no family: it ends here
+        changes.append(Delete(AccessToken, source_token.token_hash))
     return changes
 
 
-def revoke(store: AuthStore, form: RevokeForm, basic_credentials: tuple[str, str] | None) -> None:
+def revoke(store: AuthStore, form: RevokeForm, basic_credentials: tuple[str, str] | None, now: int) -> None:
     """RFC 7009: a refresh token ends its whole sign-in, an access token only itself. Tokens that are
     unknown or belong to another client are left alone, and the reply is the same."""
     client_id, secret = client_credentials(basic_credentials, form.client_id, form.client_secret)
@@ -287,6 +365,6 @@ def revoke(store: AuthStore, form: RevokeForm, basic_credentials: tuple[str, str
     if isinstance(refresh_token, RefreshToken) and refresh_token.client_id == client.client_id:
         family = store.get(Family, refresh_token.family_id)
         if family is not None and not family.revoked:
-            store.commit(revocation(family))
+            store.commit(revocation(family, now))
     elif isinstance(access_token, AccessToken) and access_token.client_id == client.client_id:
         store.commit([Delete(AccessToken, hashed)])

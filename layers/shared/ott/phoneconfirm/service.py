@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 
 from ott.auth.records import ConfirmedPhone
+from ott.netaddr import subscriber_key
 from ott.phoneconfirm.models import CheckCodeReply, ConfirmReply, VerifyReply
 from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.phone import normalize
@@ -142,7 +143,7 @@ def limit(store: RecordStore, settings: PhoneSettings, caller: Caller, phone: st
     for name, per_hour in (
         (f"confirm-phone#{phone}", settings.per_phone_per_hour),
         (f"confirm-account#{caller.account_id}", settings.per_account_per_hour),
-        (f"confirm-ip#{caller.source_ip}", settings.per_ip_per_hour),
+        (f"confirm-ip#{subscriber_key(caller.source_ip)}", settings.per_ip_per_hour),
     ):
         if count_this_hour(store, name, caller.now)[0] > per_hour:
             raise RequestError("many_requests")

@@ -6,7 +6,9 @@ from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
-from ott.errors import InvalidInput
+from ott.errors import InvalidInput, TooManyRequests
+from ott.netaddr import subscriber_key
+from ott.recordstore import count_this_hour
 from ott.registry.catalog import (
     CatalogIndex,
     ContractorEntry,
@@ -44,6 +46,8 @@ Address = IPv4Address | IPv6Address
 API_TYPES = {ServiceType.FILMS: ApiType.FILMS, ServiceType.IPTV: ApiType.IPTV}
 # Reports wait this long for a moderator before the table's TTL removes them.
 REPORT_RETENTION = timedelta(days=365)
+# A client reports what it knows when that changes; a household behind one address sends a few a day.
+KNOWN_INFO_PER_ADDRESS_PER_HOUR = 30
 
 
 @dataclass(frozen=True)
@@ -299,6 +303,9 @@ def submit_known_info(store: RegistryStore, info: KnownInfo, client: Client, now
     parent = info.parent_territory_id
     if parent is not None and parent not in store.select(territory_ids=[parent]).territories:
         raise InvalidInput(f"parentTerritoryId: unknown territory {parent}")
+    count, seconds_left = count_this_hour(store, f"knownInfo#{subscriber_key(client.source_ip)}", int(now.timestamp()))
+    if count > KNOWN_INFO_PER_ADDRESS_PER_HOUR:
+        raise TooManyRequests("too many reports from this address; try again later", seconds_left)
     seen = where_am_i(store, client)
     report = KnownInfoReport(
         report_id=f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(6)}",

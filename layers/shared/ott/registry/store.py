@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
+from ott.recordstore import increment_item
 from ott.registry.catalog import (
     CatalogIndex,
     CatalogSnapshot,
@@ -58,6 +59,7 @@ class RegistryStore(Protocol):
     def hub_isolations(self) -> list[HubIsolation]: ...
     def prefixes(self) -> list[PrefixEntry]: ...
     def save_report(self, report: KnownInfoReport) -> None: ...
+    def increment(self, counter: str, expires_at: int) -> int: ...
     def replace_catalog(self, snapshot: CatalogSnapshot) -> None: ...
 
 
@@ -157,6 +159,11 @@ class DynamoRegistryStore:
             },
             ConditionExpression="attribute_not_exists(reportId)",
         )
+
+    def increment(self, counter: str, expires_at: int) -> int:
+        """Rate-limit counters live among the reports, keyed `COUNTER#<name>`, and expire by the same TTL."""
+        key = {"reportId": {"S": f"COUNTER#{counter}"}}
+        return increment_item(self._client, self._reports_table, key, "expiresAt", expires_at)
 
     def replace_catalog(self, snapshot: CatalogSnapshot) -> None:
         """Write every item, the index last, then delete what the new data no longer has."""
