@@ -10,7 +10,7 @@ SAM_VERSION := 1.170.0
 PORT ?= 3000
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test lint pytest bench validate deploy clean
+.PHONY: run test lint typecheck pytest bench validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,12 +29,16 @@ run: $(INSTALLED)
 
 ## test: lint (ruff, cfn-lint, sam validate --lint, sam build), then every test: unit, integration
 ## against moto, the local stack over HTTP
-test: lint validate pytest
+test: lint typecheck validate pytest
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/cfn-lint template.yaml
+
+## typecheck: mypy over the layer, functions, local, ops and bench (pyproject.toml names them)
+typecheck: $(INSTALLED)
+	$(BIN)/mypy
 
 pytest: $(INSTALLED)
 	$(BIN)/pytest
