@@ -149,6 +149,22 @@ def test_bad_known_info_is_refused_and_nothing_is_stored(registry, dynamodb, pat
     assert dynamodb.scan(TableName="RegistryReportsTable")["Count"] == 0
 
 
+@pytest.mark.parametrize(
+    ("payload", "status", "error"),
+    [
+        ("<KnownInfo>" + "<uid/>" * 20_000 + "</KnownInfo>", 400, "bad_request"),
+        ("<KnownInfo>" + "<a>" * 1_000 + "</a>" * 1_000 + "</KnownInfo>", 400, "bad_request"),
+        ("<KnownInfo>" + "<uid/>" * 100_000 + "</KnownInfo>", 413, "payload_too_large"),
+    ],
+    ids=["many-elements", "deep-nesting", "huge-body"],
+)
+def test_oversized_xml_is_refused_in_xml_and_nothing_is_stored(registry, dynamodb, payload, status, error):
+    reply = invoke("registry_known_info", path="/registry/2/knownInfo.xml", body=payload)
+    assert reply["statusCode"] == status
+    assert fromstring(reply["body"].encode()).findtext("error") == error
+    assert dynamodb.scan(TableName="RegistryReportsTable")["Count"] == 0
+
+
 def test_known_info_is_limited_per_address_with_429_and_retry_after(registry, dynamodb):
     from ott.registry.service import KNOWN_INFO_PER_ADDRESS_PER_HOUR
 

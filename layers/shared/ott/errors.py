@@ -17,6 +17,12 @@ class InvalidInput(DomainError):
     code = "bad_request"
 
 
+class PayloadTooLarge(InvalidInput):
+    """A request body over the platform's bound (HTTP 413)."""
+
+    code = "payload_too_large"
+
+
 class InvalidValue(DomainError):
     """Well-formed input whose value is not acceptable (HTTP 422)."""
 

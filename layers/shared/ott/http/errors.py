@@ -8,6 +8,7 @@ from ott.http.reply import render
 
 REALM = 'realm="ott"'
 STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
+    errors.PayloadTooLarge: 413,
     errors.InvalidInput: 400,
     errors.Unauthenticated: 401,
     errors.InvalidToken: 401,

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, unquote_plus
 from pydantic import BaseModel, ValidationError
 
 from ott.config import load_settings
-from ott.errors import InvalidInput
+from ott.errors import InvalidInput, PayloadTooLarge
 from ott.http.settings import HttpSettings
 from ott.http.xml import from_xml
 
@@ -125,10 +125,16 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         return f"{scheme}://{host}{stage}"
 
 
+# Twice the largest body a method takes (a 64 KB data tree): enough for every client, a bound for every parser.
+MAX_BODY_BYTES = 128 * 1024
+
+
 def body_text(event: dict[str, Any]) -> str:
     raw = event.get("body") or ""
     if event.get("isBase64Encoded"):
         raw = base64.b64decode(raw).decode("utf-8", errors="replace")
+    if len(raw) > MAX_BODY_BYTES:  # characters: a lower bound of the bytes, checked before any parsing
+        raise PayloadTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
     return raw
 
 

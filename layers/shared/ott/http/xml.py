@@ -2,9 +2,11 @@
 
 An object becomes child elements named by its keys, a list becomes repeated elements with
 the list's name, booleans are `true`/`false`, and absent values are left out.
-Parsing goes through defusedxml, so DTDs, entities and external references are refused.
+Parsing goes through defusedxml, so DTDs, entities and external references are refused; it is
+linear in the body's size, and the depth and number of elements are bounded.
 """
 
+import re
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, tostring
 
@@ -12,6 +14,17 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
 from ott.errors import InvalidInput
+
+# Far beyond any request model of the platform, far below what costs a function real time.
+MAX_DEPTH = 32
+MAX_ELEMENTS = 10_000
+# What XML 1.0 §2.2 does not allow in a document, not even as a character reference.
+FORBIDDEN_CHARACTERS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """Text with every character XML cannot carry replaced by U+FFFD, so that a reply always parses."""
+    return FORBIDDEN_CHARACTERS.sub("\ufffd", text)
 
 
 def to_xml(root: str, data: dict[str, Any]) -> bytes:
@@ -29,7 +42,7 @@ def _fill(element: Element, value: Any) -> None:
     elif isinstance(value, bool):
         element.text = "true" if value else "false"
     else:
-        element.text = str(value)
+        element.text = xml_safe(str(value))
 
 
 def from_xml(body: str | bytes) -> dict[str, Any]:
@@ -46,16 +59,31 @@ def from_xml(body: str | bytes) -> dict[str, Any]:
     return content
 
 
-def _read(element: Element) -> Any:
-    children = list(element)
-    if not children:
-        return (element.text or "").strip()
-    content: dict[str, Any] = {}
-    for child in children:
-        value = _read(child)
-        if child.tag in content:
-            previous = content[child.tag]
-            content[child.tag] = [*previous, value] if isinstance(previous, list) else [previous, value]
-        else:
-            content[child.tag] = value
-    return content
+def _read(root: Element) -> Any:
+    """The content of `root`, built children first without recursion; repeated elements become lists."""
+    order: list[Element] = []
+    pending = [(root, 1)]
+    while pending:
+        element, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidInput(f"the XML body is nested deeper than {MAX_DEPTH} levels")
+        order.append(element)
+        if len(order) > MAX_ELEMENTS:
+            raise InvalidInput(f"the XML body has more than {MAX_ELEMENTS} elements")
+        pending.extend((child, depth + 1) for child in element)
+    values: dict[int, Any] = {}
+    for element in reversed(order):
+        if len(element) == 0:
+            values[id(element)] = (element.text or "").strip()
+            continue
+        content: dict[str, Any] = {}
+        for child in element:
+            value = values.pop(id(child))
+            if child.tag not in content:
+                content[child.tag] = value
+            elif isinstance(content[child.tag], list):  # values are text or objects: a list is a repetition
+                content[child.tag].append(value)
+            else:
+                content[child.tag] = [content[child.tag], value]
+        values[id(element)] = content
+    return values[id(root)]
