@@ -136,23 +136,27 @@ class Gateway:
         method_arn = f"arn:aws:execute-api:{REGION}:{ACCOUNT}:local/local/{event['httpMethod']}{event['path']}"
         request = {**event, "type": "REQUEST", "methodArn": method_arn}
         context = LambdaContext(function.logical_id, event["requestContext"]["requestId"])
+        accept = {name.lower(): value for name, value in event["headers"].items()}.get("accept", "")
         try:
             decision = handler_of(function)(request, context)
         except Exception as error:
             if str(error) == "Unauthorized":
-                return gateway_response(authorizer.unauthorized, 401)
+                return gateway_response(authorizer.unauthorized, 401, accept)
             raise
         statements = decision.get("policyDocument", {}).get("Statement", [])
         if not statements or any(statement.get("Effect") != "Allow" for statement in statements):
-            return gateway_response(authorizer.access_denied, 403)
+            return gateway_response(authorizer.access_denied, 403, accept)
         event["requestContext"]["authorizer"] = {**decision.get("context", {}), "principalId": decision["principalId"]}
         return None
 
 
-def gateway_response(spec: dict[str, Any], default_status: int) -> Response:
-    """A GatewayResponses entry of the template: its status, static headers ('quoted') and JSON template."""
-    body = spec.get("ResponseTemplates", {}).get("application/json", "")
-    response = Response(body, status=int(spec.get("StatusCode", default_status)), content_type="application/json")
+def gateway_response(spec: dict[str, Any], default_status: int, accept: str = "") -> Response:
+    """A GatewayResponses entry of the template: its status, static headers ('quoted') and the template
+    of the type the request accepts, JSON when it names none of the template's types (as API Gateway)."""
+    templates = spec.get("ResponseTemplates", {})
+    content_type = next((kind for kind in templates if kind in accept), "application/json")
+    body = templates.get(content_type, "")
+    response = Response(body, status=int(spec.get("StatusCode", default_status)), content_type=content_type)
     for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items():
         response.headers[name] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
     response.headers["Date"] = formatdate(usegmt=True)

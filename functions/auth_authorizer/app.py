@@ -8,7 +8,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from ott.auth.bearer import decide
 from ott.auth.store import auth_store
 from ott.http.request import ApiRequest
-from ott.observability import metrics, observed
+from ott.observability import logger, metrics, observed
 
 
 def _decide(event: dict[str, Any], required: bool) -> dict[str, Any]:
@@ -19,6 +19,9 @@ def _decide(event: dict[str, Any], required: bool) -> dict[str, Any]:
         metrics.add_metric(name="BearerMissing", unit=MetricUnit.Count, value=1)
         raise
     effect = decision["policyDocument"]["Statement"][0]["Effect"]
+    if decision["context"].get("tokenRejected"):
+        effect = "Ignored"
+        logger.info("bad bearer token on a public route: served as anonymous")
     metrics.add_metric(name=f"Bearer{effect}", unit=MetricUnit.Count, value=1)
     return decision
 

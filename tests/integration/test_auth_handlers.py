@@ -217,6 +217,13 @@ def test_the_authorizers_allow_deny_and_refuse(demo):
     assert authorizer.required(by_query, Context())["policyDocument"]["Statement"][0]["Effect"] == "Allow"
 
 
+def test_the_optional_authorizer_serves_a_bad_token_as_an_anonymous_caller(demo):
+    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": "Bearer expired-or-wrong"}}
+    decision = authorizer.optional(event, Context())
+    assert decision["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+    assert "accountId" not in decision["context"] and decision["context"]["tokenRejected"] == "true"
+
+
 def test_account_and_data_tree_for_the_signed_in_account(demo):
     issued = anonymous()
     principal = principal_of(issued["access_token"])

@@ -79,6 +79,25 @@ def test_the_bearer_authorizer_answers_with_the_templates_gateway_responses(stac
     assert valid.status_code == 200 and valid.json()["account_id"] > 0
 
 
+def test_a_stale_token_on_a_public_route_is_answered_as_for_an_anonymous_caller(stack):
+    stale = {"Authorization": "Bearer expired-or-wrong"}
+    for path in ["/registry/2/whereami.json", "/registry/2/whereami.xml"]:
+        anonymous = requests.get(f"{stack.url}{path}", timeout=10)
+        with_stale = requests.get(f"{stack.url}{path}", headers=stale, timeout=10)
+        assert with_stale.status_code == 200, with_stale.text
+        assert with_stale.headers["Content-Type"] == anonymous.headers["Content-Type"]
+    assert "<WhereAmI>" in with_stale.text
+
+
+def test_gateway_errors_come_in_xml_to_a_client_that_accepts_it(stack):
+    reply = requests.get(
+        f"{stack.url}/auth/2/account", headers={"Authorization": "Bearer wrong", "Accept": "application/xml"}, timeout=10
+    )
+    assert reply.status_code == 401
+    assert reply.headers["Content-Type"].startswith("application/xml")
+    assert "<error>invalid_token</error>" in reply.text
+
+
 def test_phone_confirmation_runs_end_to_end_and_the_outbox_shows_what_was_sent(stack):
     form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
     token = requests.post(f"{stack.url}/auth/2/token", data=form, timeout=10).json()["access_token"]

@@ -10,14 +10,15 @@ UNAUTHORIZED = "Unauthorized"  # the exception message API Gateway turns into it
 
 
 def decide(store: AuthStore, token: str | None, method_arn: str, required: bool) -> dict[str, Any]:
-    """An IAM policy for API Gateway. No token: 401 without `error` (or let the request in when the token
-    is optional). A wrong, expired or revoked token: Deny, which the template answers 401 invalid_token."""
-    if not token:
-        if required:
-            raise PermissionError(UNAUTHORIZED)
-        return policy("anonymous", "Allow", method_arn, {})
-    access = store.get(AccessToken, token_hash(token))
+    """An IAM policy for API Gateway. No token: 401 without `error`. A wrong, expired or revoked token:
+    Deny, which the template answers 401 invalid_token. Where the token is optional (public routes), both
+    let the request in as an anonymous caller: a stale token must not lock an app out of its entry point."""
+    access = store.get(AccessToken, token_hash(token)) if token else None
     if access is None:
+        if not required:
+            return policy("anonymous", "Allow", method_arn, {"tokenRejected": "true"} if token else {})
+        if not token:
+            raise PermissionError(UNAUTHORIZED)
         return policy("invalid", "Deny", method_arn, {})
     context = {
         "accountId": str(access.account_id),
