@@ -2,6 +2,7 @@
 
 import time
 
+from ott.auth.errors import oauth_error
 from ott.auth.models import TokenForm, TokenReply
 from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_store
@@ -11,7 +12,9 @@ from ott.http.handler import api_handler
 from ott.http.request import ApiRequest, Reply
 
 
-@api_handler(payload=TokenForm, payload_format="form", reply=TokenReply, statuses=(401, 429))
+@api_handler(
+    payload=TokenForm, payload_format="form", reply=TokenReply, statuses=(401, 429), error_vocabulary=oauth_error
+)
 def lambda_handler(request: ApiRequest[None, TokenForm]) -> Reply:
     """Tokens for a grant: authorization_code, refresh_token, vendor:anonymous or vendor:device_code."""
     token_request = TokenRequest(request.payload, request.basic_credentials, request.source_ip, int(time.time()))

@@ -134,8 +134,10 @@ def test_token_errors_carry_the_spec_constants_and_statuses(demo):
         (token(grant_type="teleport", **CLIENT), 400, "unsupported_grant_type"),
         (token(grant_type="authorization_code", code="nope", **CLIENT), 400, "invalid_grant"),
         (token(grant_type="refresh_token", **CLIENT), 400, "invalid_request"),
-        (token(grant_type="vendor:anonymous", mac="00-11-22-33-44-55", **CLIENT), 400, "bad_request"),
-        (token(grant_type="vendor:anonymous", mac="00:11:22:33:44:5G", **CLIENT), 400, "bad_request"),
+        (token(grant_type="vendor:anonymous", mac="00-11-22-33-44-55", **CLIENT), 400, "invalid_request"),
+        (token(grant_type="vendor:anonymous", mac="00:11:22:33:44:5G", **CLIENT), 400, "invalid_request"),
+        (token(**CLIENT), 400, "invalid_request"),  # no grant_type: RFC 6749 §5.2
+        (invoke("auth_token", body=None), 400, "invalid_request"),
     ]
     for reply, status, error in cases:
         assert (reply["statusCode"], body(reply)["error"]) == (status, error), reply["body"]
@@ -145,7 +147,29 @@ def test_token_errors_carry_the_spec_constants_and_statuses(demo):
 
 def test_a_repeated_form_parameter_is_refused(demo):
     reply = invoke("auth_token", body="grant_type=vendor%3Aanonymous&grant_type=refresh_token&client_id=demo-tv")
-    assert reply["statusCode"] == 400
+    assert (reply["statusCode"], body(reply)["error"]) == (400, "invalid_request")
+
+
+@pytest.mark.parametrize(
+    ("function", "form"),
+    [
+        ("auth_device_code", "client_id=demo-tv&client_id=other"),
+        ("auth_device_code", "mac=00-11"),
+        ("auth_revoke", "client_id=demo-tv&client_secret=demo-tv-secret"),
+        ("auth_revoke", "token=" + "x" * 200_000),
+    ],
+    ids=["device-repeated", "device-no-client", "revoke-no-token", "revoke-huge"],
+)
+def test_every_oauth_endpoint_calls_malformed_input_invalid_request(demo, function, form):
+    reply = invoke(function, body=form)
+    assert (reply["statusCode"], body(reply)["error"]) == (400, "invalid_request"), reply["body"]
+
+
+def test_a_rate_limit_on_an_oauth_endpoint_keeps_the_oauth_vocabulary(demo):
+    replies = [token(grant_type="vendor:anonymous", **CLIENT) for _ in range(25)]
+    limited = replies[-1]
+    assert limited["statusCode"] == 429 and int(limited["headers"]["Retry-After"]) > 0
+    assert body(limited)["error"] == "invalid_request"
 
 
 def test_several_mac_addresses_are_accepted(demo):

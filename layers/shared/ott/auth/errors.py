@@ -1,6 +1,6 @@
 """The OAuth error constants of the spec (document 1, section 7.A) and RFC 6749/8628."""
 
-from ott.errors import DomainError
+from ott.errors import DomainError, InvalidInput, TooManyRequests
 
 
 class OAuthError(DomainError):
@@ -45,3 +45,19 @@ class ExpiredToken(OAuthError):
 
 class AccessDenied(OAuthError):
     code = "access_denied"
+
+
+class RequestLimited(TooManyRequests, InvalidRequest):
+    """A rate limit on an OAuth endpoint: HTTP 429 with Retry-After, in the protocol's own code."""
+
+    code = "invalid_request"
+
+
+def oauth_error(error: DomainError) -> DomainError:
+    """The OAuth endpoints answer only with the spec's and the RFCs' error codes (RFC 6749 §5.2):
+    malformed input is `invalid_request`, and so is a rate limit (with its 429 and Retry-After)."""
+    if isinstance(error, TooManyRequests) and not isinstance(error, OAuthError):
+        return RequestLimited(error.description, error.retry_after)
+    if isinstance(error, InvalidInput):
+        return InvalidRequest(error.description)
+    return error

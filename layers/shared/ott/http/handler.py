@@ -43,7 +43,10 @@ def api_handler(
     scope: str | None = None,
     content_type: str | None = None,
     statuses: tuple[int, ...] = (),
+    error_vocabulary: Callable[[DomainError], DomainError] | None = None,
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
+    """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints)."""
+
     def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
         @functools.wraps(handle)
         def lambda_handler(event: dict, context: Any) -> dict:
@@ -57,6 +60,8 @@ def api_handler(
                     result = Reply(result, success_status)
                 response = render(result.body, fmt, result.status, result.headers)
             except DomainError as error:
+                if error_vocabulary is not None:
+                    error = error_vocabulary(error)
                 logger.info("request refused", extra={"error": error.code, "description": error.description})
                 response = error_reply(error, fmt)
             except Exception:
