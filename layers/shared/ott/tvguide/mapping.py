@@ -1,0 +1,440 @@
+"""From XMLTV to the guide: channels, telecasts and shows, with stable identifiers (docs/decisions.md,
+"Programme guide").
+
+The mapper reads a guide in one pass and keeps, per channel, only the programme whose end is not yet
+known: telecasts come out in each channel's order as soon as they are final, so memory grows with the
+number of channels and shows, never with the number of programmes.
+"""
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import lru_cache
+
+from ott.text import fold
+from ott.tvguide.models import Category, CategoryType, Profile, TelecastImage
+from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, XmltvItem, XmltvProgramme
+
+# Channel and show ids fit a signed 32-bit integer (how many clients hold a uint32); telecast ids fit
+# the 53 bits that a JSON number keeps exactly in JavaScript.
+CHANNEL_ID_BITS = 31
+SHOW_ID_BITS = 31
+TELECAST_ID_BITS = 53
+# Language of a text whose element has no `lang` (ISO 639-2 "undetermined").
+UNDETERMINED = "und"
+# Examples kept per skip reason: the counts are complete, the examples show what to fix.
+EXAMPLES_PER_REASON = 20
+
+_c = CategoryType
+# Guide words (folded: lower case, ё as е) to CategoryType; a word not listed keeps its text, no type.
+CATEGORY_TYPES: dict[str, CategoryType] = {
+    # English (XMLTV sample, iptv-org categories)
+    "adult": _c.PORNOGRAPHIC,
+    "xxx": _c.PORNOGRAPHIC,
+    "documentary": _c.DOCUMENTAL,
+    "science": _c.DOCUMENTAL,
+    "travel": _c.DOCUMENTAL,
+    "comedy": _c.HUMOROUS,
+    "humor": _c.HUMOROUS,
+    "music": _c.MUSIC,
+    "news": _c.INFORMATIONAL,
+    "weather": _c.INFORMATIONAL,
+    "business": _c.INFORMATIONAL,
+    "education": _c.INFORMATIONAL,
+    "talk": _c.INFORMATIONAL,
+    "entertainment": _c.ENTERTAINMENT,
+    "movie": _c.ENTERTAINMENT,
+    "movies": _c.ENTERTAINMENT,
+    "film": _c.ENTERTAINMENT,
+    "series": _c.ENTERTAINMENT,
+    "drama": _c.ENTERTAINMENT,
+    "game show": _c.ENTERTAINMENT,
+    "reality": _c.ENTERTAINMENT,
+    "animation": _c.ENTERTAINMENT,
+    "lifestyle": _c.ENTERTAINMENT,
+    "kids": _c.FOR_KIDS,
+    "children": _c.FOR_KIDS,
+    "sport": _c.SPORT,
+    "sports": _c.SPORT,
+    "fashion": _c.FASHION,
+    # Russian (tv.yandex.ru, tv.mail.ru rubrics)
+    "для взрослых": _c.PORNOGRAPHIC,
+    "эротика": _c.PORNOGRAPHIC,
+    "документальный": _c.DOCUMENTAL,
+    "документальные": _c.DOCUMENTAL,
+    "познавательные": _c.DOCUMENTAL,
+    "юмор": _c.HUMOROUS,
+    "комедия": _c.HUMOROUS,
+    "музыка": _c.MUSIC,
+    "музыкальные": _c.MUSIC,
+    "новости": _c.INFORMATIONAL,
+    "информационные": _c.INFORMATIONAL,
+    "погода": _c.INFORMATIONAL,
+    "развлечения": _c.ENTERTAINMENT,
+    "развлекательные": _c.ENTERTAINMENT,
+    "фильм": _c.ENTERTAINMENT,
+    "фильмы": _c.ENTERTAINMENT,
+    "сериал": _c.ENTERTAINMENT,
+    "сериалы": _c.ENTERTAINMENT,
+    "шоу": _c.ENTERTAINMENT,
+    "детям": _c.FOR_KIDS,
+    "детские": _c.FOR_KIDS,
+    "мультфильмы": _c.FOR_KIDS,
+    "спорт": _c.SPORT,
+    "мода": _c.FASHION,
+    # Turkish (tvplus.com.tr)
+    "belgesel": _c.DOCUMENTAL,
+    "gezi & seyahat": _c.DOCUMENTAL,
+    "müzik": _c.MUSIC,
+    "haber": _c.INFORMATIONAL,
+    "hava durumu": _c.INFORMATIONAL,
+    "finans": _c.INFORMATIONAL,
+    "eğitim": _c.INFORMATIONAL,
+    "tartışma": _c.INFORMATIONAL,
+    "röportaj": _c.INFORMATIONAL,
+    "söyleşi": _c.INFORMATIONAL,
+    "politika": _c.INFORMATIONAL,
+    "kültür & sanat": _c.INFORMATIONAL,
+    "tören": _c.INFORMATIONAL,
+    "dizi": _c.ENTERTAINMENT,
+    "eğlence": _c.ENTERTAINMENT,
+    "magazin": _c.ENTERTAINMENT,
+    "yaşam": _c.ENTERTAINMENT,
+    "yarışma": _c.ENTERTAINMENT,
+    "animasyon": _c.ENTERTAINMENT,
+    "çocuk": _c.FOR_KIDS,
+    "spor": _c.SPORT,
+    "moda": _c.FASHION,
+}
+# Ratings that name no age. PG and TV-PG ("parental guidance") take 6, the first step above 0 of the
+# 0+/6+/12+/16+/18+ scale our clients show; the others take the age their system names.
+AGE_BY_RATING = {
+    "G": 0,
+    "PG": 6,
+    "R": 17,
+    "NC-17": 18,
+    "X": 18,
+    "XXX": 18,
+    "TV-Y": 0,
+    "TV-G": 0,
+    "TV-PG": 6,
+    "TV-MA": 17,
+    "U": 0,
+    "UC": 0,
+    "R18": 18,
+}
+AGE_IN_TEXT = re.compile(r"(?<!\d)(\d{1,2})(?!\d)")  # "16+", "18", "PG-13", "TV-14", "FSK 12"
+OLDEST_AGE = 21
+# <icon> and <image> types to profiles; a still is a frame of the programme. Images of type person or
+# character show cast members, not the programme, and are left out.
+IMAGE_PROFILES: dict[str | None, Profile] = {
+    "icon": Profile.IMAGE,
+    None: Profile.IMAGE,
+    "poster": Profile.MAIN,
+    "backdrop": Profile.IMAGE2,
+    "still": Profile.PREVIEW,
+}
+
+
+def derived_id(bits: int, *key: str) -> int:
+    """A number in [1, 2**bits) that depends only on `key`: the same guide gives the same ids, in any stack."""
+    digest = hashlib.blake2b("\x1f".join(key).encode(), digest_size=8, person=b"ott-tvguide").digest()
+    return int.from_bytes(digest, "big") % (2**bits - 1) + 1
+
+
+def channel_id_of(alias: str) -> int:
+    return derived_id(CHANNEL_ID_BITS, "channel", alias)
+
+
+def show_id_of(title: str) -> int:
+    return derived_id(SHOW_ID_BITS, "show", fold(title))
+
+
+def telecast_id_of(zone: str, alias: str, start: datetime) -> int:
+    return derived_id(TELECAST_ID_BITS, "telecast", zone, alias, str(int(start.timestamp())))
+
+
+@lru_cache(maxsize=1024)  # guides repeat a few words; the Category is shared, never changed
+def category_of(word: str) -> Category:
+    return Category(type=CATEGORY_TYPES.get(fold(word)), title=word)
+
+
+def age_of_rating(value: str) -> int | None:
+    """The age from which a rating allows watching; None for a rating we cannot read."""
+    normal = "-".join(value.upper().replace("_", " ").split())
+    if normal in AGE_BY_RATING:
+        return AGE_BY_RATING[normal]
+    match = AGE_IN_TEXT.search(normal)
+    if match is None or int(match.group(1)) > OLDEST_AGE:
+        return None
+    return int(match.group(1))
+
+
+def web_url(text: str) -> str | None:
+    """Only absolute http(s) addresses reach clients: no relative paths, no javascript: or data:."""
+    return text if text.startswith(("https://", "http://")) and len(text) <= 2048 and " " not in text else None
+
+
+def by_language(texts: Iterable[tuple[str | None, str]]) -> dict[str, str]:
+    """The first text in each language; a text without `lang` counts as undetermined."""
+    found: dict[str, str] = {}
+    for lang, text in texts:
+        found.setdefault((lang or "").strip().lower() or UNDETERMINED, text)
+    return found
+
+
+def first_text(texts: dict[str, str]) -> str | None:
+    return next(iter(texts.values()), None)
+
+
+@dataclass(slots=True)
+class GuideChannel:
+    """A channel of the guide. `age_restriction` and `categories` sum up its telecasts: complete once the
+    import has run to the end."""
+
+    alias: str
+    channel_id: int
+    titles: dict[str, str]
+    names: list[str]  # every display-name: what idbytitle matches
+    logo_url: str | None
+    promo_url: str | None
+    age_restriction: int | None = None
+    categories: dict[tuple[CategoryType | None, str], Category] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class GuideTelecast:
+    id: int
+    zone: str
+    alias: str  # of its channel
+    channel_id: int
+    start: datetime  # UTC
+    duration: int  # seconds
+    titles: dict[str, str]
+    descriptions: dict[str, str]
+    categories: list[Category]
+    age_restriction: int | None
+    url: str | None
+    images: list[TelecastImage]
+    show_id: int | None
+
+
+@dataclass(slots=True)
+class GuideShow:
+    """Telecasts with the same title (case-insensitive, ё as е), over every channel they air on."""
+
+    id: int
+    key: str  # the folded title
+    titles: dict[str, str]
+    channel_ids: set[int] = field(default_factory=set)
+    age_restriction: int | None = None
+    url: str | None = None
+    images: list[TelecastImage] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    channels: int = 0
+    telecasts: int = 0
+    shows: int = 0
+    skipped: Counter[SkipReason] = field(default_factory=Counter)
+    examples: list[Skipped] = field(default_factory=list)
+    untitled: int = 0  # kept: the slot is real, it only has no name
+    unusable_urls: Counter[str] = field(default_factory=Counter)  # relative or non-web addresses left out
+    unknown_ratings: Counter[str] = field(default_factory=Counter)
+    unmapped_categories: Counter[str] = field(default_factory=Counter)
+    show_id_collisions: Counter[str] = field(default_factory=Counter)  # kept without their show
+
+    def skip(self, item: Skipped) -> None:
+        self.skipped[item.reason] += 1
+        if self.skipped[item.reason] <= EXAMPLES_PER_REASON:
+            self.examples.append(item)
+
+
+class GuideMapper:
+    """Maps one XMLTV file for one programme zone. Iterate `run()`, then read `report`, `channels` and
+    `shows`. `channel_ids` are the guide configuration's ids by alias, which win over derived ones."""
+
+    def __init__(self, zone: str, channel_ids: Mapping[str, int] | None = None) -> None:
+        self.zone = zone
+        self.report = ImportReport()
+        self.channels: dict[str, GuideChannel] = {}
+        self.shows: dict[int, GuideShow] = {}
+        self._configured_ids = channel_ids or {}
+        self._alias_by_channel_id: dict[int, str] = {}
+        self._rejected: set[str] = set()
+        self._ends: dict[str, datetime] = {}  # end of each channel's last telecast
+        self._pending: dict[str, XmltvProgramme] = {}
+        self._show_by_title: dict[str, GuideShow] = {}
+
+    def run(self, items: Iterable[XmltvItem]) -> Iterator[GuideChannel | GuideTelecast]:
+        for item in items:
+            if isinstance(item, XmltvProgramme):
+                yield from self._programme(item)
+            elif isinstance(item, XmltvChannel):
+                channel = self._channel(item)
+                if channel is not None:
+                    yield channel
+            else:
+                self.report.skip(item)
+        for alias, programme in list(self._pending.items()):
+            del self._pending[alias]
+            if programme.length is None:
+                self._skip(SkipReason.OPEN_END, programme, "no stop, no length and no programme after it")
+            else:
+                telecast = self._telecast(programme, programme.length)
+                if telecast is not None:
+                    yield telecast
+        self.report.shows = len(self.shows)
+
+    def _channel(self, item: XmltvChannel) -> GuideChannel | None:
+        if item.id in self.channels or item.id in self._rejected:
+            self.report.skip(Skipped(SkipReason.DUPLICATE_CHANNEL, item.line, item.id, detail="declared before"))
+            return None
+        number = self._configured_ids.get(item.id) or channel_id_of(item.id)
+        holder = self._alias_by_channel_id.get(number)
+        if holder is not None:
+            self._rejected.add(item.id)
+            detail = f"channelId {number} is {holder!r}'s: give one of them a channelId in the guide configuration"
+            self.report.skip(Skipped(SkipReason.ID_COLLISION, item.line, item.id, detail=detail))
+            return None
+        self._alias_by_channel_id[number] = item.id
+        channel = GuideChannel(
+            alias=item.id,
+            channel_id=number,
+            titles=by_language(item.display_names),
+            names=[name for _, name in item.display_names],
+            logo_url=self._url(item.icons),
+            promo_url=self._url(item.urls),
+        )
+        self.channels[item.id] = channel
+        self.report.channels += 1
+        return channel
+
+    def _programme(self, programme: XmltvProgramme) -> Iterator[GuideTelecast]:
+        alias = programme.channel
+        if alias not in self.channels:
+            if alias in self._rejected:
+                self._skip(SkipReason.ID_COLLISION, programme, "its channel was left out")
+            else:
+                self._skip(SkipReason.UNDECLARED_CHANNEL, programme, "no <channel> with this id before it")
+            return
+        if programme.stop is not None and programme.stop <= programme.start:
+            self._skip(SkipReason.STOP_NOT_AFTER_START, programme, f"stop {programme.stop:%Y-%m-%d %H:%M:%S}Z")
+            return
+        pending = self._pending.get(alias)
+        if pending is not None:
+            if programme.start <= pending.start:
+                self._skip(SkipReason.OVERLAP, programme, f"starts before the programme of line {pending.line}")
+                return
+            del self._pending[alias]
+            telecast = self._telecast(pending, int((programme.start - pending.start).total_seconds()))
+            if telecast is not None:
+                yield telecast
+        elif alias in self._ends and programme.start < self._ends[alias]:
+            self._skip(SkipReason.OVERLAP, programme, f"the previous programme ends {self._ends[alias]:%H:%M:%S}Z")
+            return
+        if programme.stop is None:
+            self._pending[alias] = programme
+            return
+        telecast = self._telecast(programme, int((programme.stop - programme.start).total_seconds()))
+        if telecast is not None:
+            yield telecast
+
+    def _telecast(self, programme: XmltvProgramme, duration: int) -> GuideTelecast | None:
+        channel = self.channels[programme.channel]
+        self._ends[channel.alias] = programme.start + timedelta(seconds=duration)
+        titles = by_language(programme.titles)
+        categories = list({(c.type, c.title): c for c in map(self._category, programme.categories)}.values())
+        telecast = GuideTelecast(
+            id=telecast_id_of(self.zone, channel.alias, programme.start),
+            zone=self.zone,
+            alias=channel.alias,
+            channel_id=channel.channel_id,
+            start=programme.start,
+            duration=duration,
+            titles=titles,
+            descriptions=by_language(programme.descriptions),
+            categories=categories,
+            age_restriction=self._age(programme),
+            url=self._url(programme.urls),
+            images=self._images(programme.images),
+            show_id=None,
+        )
+        telecast.show_id = self._show(telecast, programme)
+        channel.age_restriction = _older(channel.age_restriction, telecast.age_restriction)
+        for category in categories:
+            channel.categories.setdefault((category.type, category.title), category)
+        self.report.telecasts += 1
+        return telecast
+
+    def _show(self, telecast: GuideTelecast, programme: XmltvProgramme) -> int | None:
+        if not programme.titles:
+            self.report.untitled += 1
+            return None
+        title = programme.titles[0][1]
+        show = self._show_by_title.get(title)
+        if show is None:
+            number, key = show_id_of(title), fold(title)
+            show = self.shows.setdefault(number, GuideShow(id=number, key=key, titles=dict(telecast.titles)))
+            if show.key != key:
+                self.report.show_id_collisions[title] += 1
+                return None
+            self._show_by_title[title] = show
+        show.channel_ids.add(telecast.channel_id)
+        show.age_restriction = _older(show.age_restriction, telecast.age_restriction)
+        for lang, text in telecast.titles.items():
+            show.titles.setdefault(lang, text)
+        show.url = show.url or telecast.url
+        show.images = show.images or telecast.images
+        return show.id
+
+    def _category(self, text: tuple[str | None, str]) -> Category:
+        category = category_of(text[1])
+        if category.type is None:
+            self.report.unmapped_categories[text[1]] += 1
+        return category
+
+    def _age(self, programme: XmltvProgramme) -> int | None:
+        age = None
+        for _, value in programme.ratings:
+            found = age_of_rating(value)
+            if found is None:
+                self.report.unknown_ratings[value] += 1
+            age = _older(age, found)
+        return age
+
+    def _images(self, images: list[XmltvImage]) -> list[TelecastImage]:
+        kept: dict[tuple[Profile, str], TelecastImage] = {}
+        for image in images:
+            profile = IMAGE_PROFILES.get(image.kind)
+            location = web_url(image.url)
+            if profile is None:
+                continue
+            if location is None:
+                self.report.unusable_urls[image.url[:200]] += 1
+            elif (profile, location) not in kept:
+                kept[(profile, location)] = TelecastImage(
+                    profile=profile, width=image.width, height=image.height, location=location
+                )
+        return list(kept.values())
+
+    def _url(self, candidates: list[str]) -> str | None:
+        for candidate in candidates:
+            if (url := web_url(candidate)) is not None:
+                return url
+            self.report.unusable_urls[candidate[:200]] += 1
+        return None
+
+    def _skip(self, reason: SkipReason, programme: XmltvProgramme, detail: str) -> None:
+        start = f"{programme.start:%Y-%m-%d %H:%M:%S}Z"
+        self.report.skip(Skipped(reason, programme.line, programme.channel, start, detail))
+
+
+def _older(age: int | None, other: int | None) -> int | None:
+    if age is None:
+        return other
+    return age if other is None else max(age, other)

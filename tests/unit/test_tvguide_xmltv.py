@@ -1,0 +1,226 @@
+"""Reading XMLTV (issue 8): every channel and programme of the real guides, times and offsets, streaming,
+and no fetching or expansion of what a DOCTYPE declares."""
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+from lxml import etree
+
+from ott.tvguide.xmltv import (
+    NotXmltv,
+    Skipped,
+    SkipReason,
+    XmltvChannel,
+    XmltvProgramme,
+    parse_time,
+    read_xmltv,
+)
+from tests.conftest import SHARED_DATA
+
+XMLTV = SHARED_DATA / "xmltv"
+GUIDES = sorted(path.name for path in XMLTV.glob("*.xml"))
+MOSCOW_GUIDE = "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml"
+
+
+def read(source: bytes) -> list:
+    return list(read_xmltv(io.BytesIO(source)))
+
+
+def read_file(name: str) -> list:
+    with open(XMLTV / name, "rb") as guide:
+        return list(read_xmltv(guide))
+
+
+def utc(text: str) -> datetime:
+    """An XMLTV time with an explicit offset, read by the standard library."""
+    return datetime.strptime(text, "%Y%m%d%H%M%S %z").astimezone(UTC)
+
+
+def test_the_samples_are_all_there():
+    assert GUIDES == [
+        MOSCOW_GUIDE,
+        "tv.yandex.ru_ru_2021-03-11_utc.xml",
+        "tvplus.com.tr_2024-12.xml",
+        "xmltv-project_test.xml",
+    ]
+
+
+@pytest.mark.parametrize("name", GUIDES)
+def test_every_channel_and_programme_is_read_in_file_order(name):
+    tree = etree.parse(str(XMLTV / name)).getroot()
+    items = read_file(name)
+    assert [c.id for c in items if isinstance(c, XmltvChannel)] == [c.get("id") for c in tree.findall("channel")]
+    programmes = [p for p in items if isinstance(p, XmltvProgramme)]
+    expected = tree.findall("programme")
+    assert len(programmes) == len(expected)
+    assert [(p.channel, p.line) for p in programmes] == [(p.get("channel"), p.sourceline) for p in expected]
+    assert not [item for item in items if isinstance(item, Skipped)]
+
+
+@pytest.mark.parametrize("name", [MOSCOW_GUIDE, "tv.yandex.ru_ru_2021-03-11_utc.xml", "tvplus.com.tr_2024-12.xml"])
+def test_start_and_stop_are_the_utc_instants_of_the_times_with_their_offsets(name):
+    expected = [(utc(p.get("start")), utc(p.get("stop"))) for p in etree.parse(str(XMLTV / name)).iter("programme")]
+    programmes = [p for p in read_file(name) if isinstance(p, XmltvProgramme)]
+    assert [(p.start, p.stop) for p in programmes] == expected
+
+
+def test_the_moscow_guide_starts_with_a_bom_and_its_times_are_three_hours_ahead_of_utc():
+    assert (XMLTV / MOSCOW_GUIDE).read_bytes().startswith(b"\xef\xbb\xbf")
+    first = next(p for p in read_file(MOSCOW_GUIDE) if isinstance(p, XmltvProgramme))
+    assert first.channel == "ParamountComedy.ru"
+    assert first.start == datetime(2021, 3, 10, 6, 50, tzinfo=UTC)  # 09:50 +0300
+    assert first.stop == datetime(2021, 3, 10, 7, 15, tzinfo=UTC)
+    assert first.titles == [("ru", "Теория большого взрыва")]
+
+
+def test_the_xmltv_project_sample_in_full():
+    channels = [c for c in read_file("xmltv-project_test.xml") if isinstance(c, XmltvChannel)]
+    assert channels[1].display_names == [("de", "ARD"), ("de", "Das Erste")]
+    (programme,) = [p for p in read_file("xmltv-project_test.xml") if isinstance(p, XmltvProgramme)]
+    assert programme.start == datetime(2000, 6, 3, 16, 33, tzinfo=UTC)  # no offset: UTC
+    assert programme.stop is None
+    assert programme.length == 3600
+    assert programme.titles == [("de", "blah"), ("en", "blah")]
+    assert programme.descriptions == [("de", "Blah Blah Blah.")]
+    assert programme.categories == [("en", "Comedy")]
+    assert programme.ratings == [("MPAA", "PG")]
+    assert programme.urls == ["https://www.example.com/title/0365/", "https://www.example.com/title/tt0365/"]
+    # the actor's image inside <credits> is not the programme's
+    assert [(i.kind, i.url, i.width, i.height) for i in programme.images] == [
+        ("icon", "http://image.example.com/dgXPhzNJH8H.jpg", 500, 123),
+        (None, "https://www.example.com/xxxx.jpg", None, None),
+        ("backdrop", "https://www.example.com/xxxx.jpg", None, None),
+        ("poster", "https://www.example.com/xxxx.jpg", None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "instant"),
+    [
+        ("20210310095000 +0300", datetime(2021, 3, 10, 6, 50, tzinfo=UTC)),
+        ("20210310095000 -0130", datetime(2021, 3, 10, 11, 20, tzinfo=UTC)),
+        ("20210310095000+0530", datetime(2021, 3, 10, 4, 20, tzinfo=UTC)),
+        ("20210310095000 +05:30", datetime(2021, 3, 10, 4, 20, tzinfo=UTC)),
+        ("20210310095000", datetime(2021, 3, 10, 9, 50, tzinfo=UTC)),
+        ("202103100950", datetime(2021, 3, 10, 9, 50, tzinfo=UTC)),
+        ("20210310", datetime(2021, 3, 10, tzinfo=UTC)),
+        ("20210310095000 UTC", datetime(2021, 3, 10, 9, 50, tzinfo=UTC)),
+        ("20210101003000 +0300", datetime(2020, 12, 31, 21, 30, tzinfo=UTC)),
+    ],
+)
+def test_xmltv_times(text, instant):
+    assert parse_time(text) == instant
+
+
+@pytest.mark.parametrize(
+    "text", ["", "yesterday", "2021-03-10 09:50", "20211310095000", "20210310256000", "20210310095000 +2500", "2021031"]
+)
+def test_unreadable_times(text):
+    with pytest.raises(ValueError):
+        parse_time(text)
+
+
+def test_unreadable_programmes_and_channels_are_reported_with_their_line():
+    items = read(
+        b"""<tv>
+<channel><display-name>no id</display-name></channel>
+<channel id="a"/>
+<programme start="soon" channel="a"><title>x</title></programme>
+<programme channel="a"><title>y</title></programme>
+<programme start="20210310095000" stop="later" channel="a"><title>z</title></programme>
+</tv>"""
+    )
+    assert items[0] == Skipped(SkipReason.INVALID_CHANNEL, 2, detail="no id")
+    assert isinstance(items[1], XmltvChannel)
+    assert [(s.reason, s.line, s.channel, s.start) for s in items[2:]] == [
+        (SkipReason.INVALID_TIME, 4, "a", "soon"),
+        (SkipReason.INVALID_TIME, 5, "a", None),
+        (SkipReason.INVALID_TIME, 6, "a", "20210310095000"),
+    ]
+
+
+def test_a_doctype_is_allowed_but_nothing_is_fetched_or_expanded(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET")
+    items = read(
+        f"""<?xml version="1.0"?>
+<!DOCTYPE tv SYSTEM "http://127.0.0.1:9/xmltv.dtd" [
+  <!ENTITY file SYSTEM "{secret.as_uri()}">
+  <!ENTITY remote SYSTEM "http://127.0.0.1:9/x">
+  <!ENTITY lol "lol">
+  <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+  <!ENTITY % parameter SYSTEM "{secret.as_uri()}">
+]>
+<tv><channel id="a"><display-name>A&file;B</display-name></channel>
+<programme start="20210310095000" channel="a"><title>T&remote;&lol2;</title><desc>&amp; kept</desc></programme>
+</tv>""".encode()
+    )
+    channel, programme = items
+    assert channel.display_names == [(None, "AB")]
+    assert programme.titles == [(None, "T")]
+    assert programme.descriptions == [(None, "& kept")]  # predefined entities are just characters
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"",
+        b'{"tv": []}',
+        b"<html><body>not a guide</body></html>",
+        b"<html><programme start='20210310095000' channel='a'/></html>",
+        b"<tv><channel id='a'></tv>",
+        b"<tv><programme start='20210310095000' channel='a'><title>x</title></programme>",
+        b"<tv><x><programme start='20210310095000' channel='a'/></x></tv>",
+        b"<tv>&undeclared;</tv>",
+    ],
+)
+def test_what_is_not_xmltv_is_refused(source):
+    with pytest.raises(NotXmltv):
+        read(source)
+
+
+def test_an_empty_guide_is_xmltv():
+    assert read(b'<?xml version="1.0"?><tv generator-info-name="x"></tv>') == []
+
+
+class GeneratedGuide:
+    """A large guide produced as it is read, like an S3 body: it counts what was asked of it."""
+
+    PROGRAMMES = 20_000
+
+    def __init__(self) -> None:
+        self.parts = self._parts()
+        self.buffer = b""
+        self.given = 0
+        self.exhausted = False
+
+    def _parts(self):
+        yield b'<?xml version="1.0" encoding="UTF-8"?><tv><channel id="c"><display-name>C</display-name></channel>'
+        for i in range(self.PROGRAMMES):
+            start = f"2024{1 + i // 2000:02d}01{i % 24:02d}0000"
+            yield f'<programme start="{start}" channel="c"><title lang="ru">Передача {i}</title></programme>\n'.encode()
+        yield b"</tv>"
+
+    def read(self, size: int = -1) -> bytes:
+        assert size > 0, "the reader must never ask for everything at once"
+        while len(self.buffer) < size and not self.exhausted:
+            part = next(self.parts, None)
+            if part is None:
+                self.exhausted = True
+            else:
+                self.buffer += part
+        chunk, self.buffer = self.buffer[:size], self.buffer[size:]
+        self.given += len(chunk)
+        return chunk
+
+
+def test_the_source_is_read_in_chunks_as_items_are_taken():
+    source = GeneratedGuide()
+    items = read_xmltv(source)
+    first, second = next(items), next(items)
+    assert (first.id, second.titles) == ("c", [("ru", "Передача 0")])
+    assert not source.exhausted
+    assert source.given < 100_000  # of about 1.7 MB
+    assert sum(1 for _ in items) == GeneratedGuide.PROGRAMMES - 1
+    assert source.exhausted
