@@ -73,6 +73,16 @@ def test_the_login_page_speaks_russian_or_english_and_carries_a_csrf_cookie(demo
     assert '<html lang="en">' in en["body"] and "Sign in" in en["body"]
 
 
+def test_the_login_page_forbids_sniffing_and_pins_https_outside_the_local_stack(demo):
+    query = sample_event("auth_authorize")["queryStringParameters"]
+    over_https = invoke("auth_authorize", query=query, headers={"X-Forwarded-Proto": "https"})
+    assert over_https["headers"]["X-Content-Type-Options"] == "nosniff"
+    assert over_https["headers"]["Strict-Transport-Security"] == "max-age=63072000; includeSubDomains"
+    local_http = invoke("auth_authorize", query=query, headers={"X-Forwarded-Proto": "http"})
+    assert local_http["headers"]["X-Content-Type-Options"] == "nosniff"
+    assert "Strict-Transport-Security" not in local_http["headers"]
+
+
 def test_signing_in_redirects_with_a_code_and_the_same_state(demo):
     reply = sign_in(state="opaque/state value")
     assert reply["statusCode"] == 302
