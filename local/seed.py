@@ -30,6 +30,7 @@ def seed_auth(store: RecordStore) -> None:
             entry["grant_types"],
             entry.get("redirect_uris", []),
             secret=entry["secret"],
+            requires_pkce=entry.get("requires_pkce", False),
         )
     for entry in demo["users"]:
         create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))

@@ -1,7 +1,7 @@
 """Register an OAuth client of the auth service; its secret is printed once and stored only as a hash.
 
 python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
-    [--scope SCOPE ...] [--access-ttl SECONDS] (--table NAME | --stack STACK)
+    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] (--table NAME | --stack STACK)
 """
 
 import argparse
@@ -25,12 +25,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redirect-uri", action="append", default=[])
     parser.add_argument("--scope", action="append", choices=SCOPES)
     parser.add_argument("--access-ttl", type=int, default=3600)
+    parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
     add_target(parser)
     args = parser.parse_args(argv)
     store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
     try:
         secret = register_client(
-            store, args.client_id, args.name, args.grant, args.redirect_uri, args.scope or SCOPES, args.access_ttl
+            store,
+            args.client_id,
+            args.name,
+            args.grant,
+            args.redirect_uri,
+            args.scope or SCOPES,
+            args.access_ttl,
+            requires_pkce=args.require_pkce,
         )
     except InvalidInput as error:
         print(error.description, file=sys.stderr)

@@ -92,6 +92,61 @@ def test_signing_in_redirects_with_a_code_and_the_same_state(demo):
     assert tokens["token_type"] == "bearer" and tokens["refresh_token"]
 
 
+VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"  # RFC 7636 appendix B
+CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"  # BASE64URL(SHA256(VERIFIER)), from the RFC
+
+
+def code_with(**extra):
+    reply = sign_in(**extra)
+    assert reply["statusCode"] == 302, reply["body"]
+    return redirect_params(reply)
+
+
+@pytest.mark.parametrize(
+    ("verifier", "expected"),
+    [(VERIFIER, 200), (None, "invalid_grant"), ("x" * 43, "invalid_grant")],
+    ids=["right-verifier", "no-verifier", "wrong-verifier"],
+)
+def test_a_code_issued_with_an_s256_challenge_needs_its_verifier(demo, verifier, expected):
+    params = code_with(code_challenge=CHALLENGE, code_challenge_method="S256")
+    extra = {"code_verifier": verifier} if verifier else {}
+    reply = token(grant_type="authorization_code", code=params["code"], redirect_uri=REDIRECT, **CLIENT, **extra)
+    assert (reply["statusCode"] if expected == 200 else body(reply)["error"]) == expected, reply["body"]
+
+
+def test_a_verifier_for_a_code_issued_without_a_challenge_is_refused(demo):
+    params = code_with()
+    reply = token(
+        grant_type="authorization_code", code=params["code"], redirect_uri=REDIRECT, code_verifier=VERIFIER, **CLIENT
+    )
+    assert body(reply)["error"] == "invalid_grant"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"client_id": "demo-phone"},  # registered as requiring PKCE
+        {"code_challenge": CHALLENGE},  # no method means `plain`
+        {"code_challenge": CHALLENGE, "code_challenge_method": "plain"},
+        {"code_challenge": "short", "code_challenge_method": "S256"},
+    ],
+    ids=["required", "implicit-plain", "plain", "malformed"],
+)
+def test_authorization_requests_without_a_proper_s256_challenge_are_refused(demo, extra):
+    reply = sign_in(**extra)
+    assert reply["statusCode"] == 302
+    assert redirect_params(reply)["error"] == "invalid_request"
+
+
+def test_a_client_that_requires_pkce_signs_in_with_it(demo):
+    params = code_with(client_id="demo-phone", code_challenge=CHALLENGE, code_challenge_method="S256")
+    phone = {"client_id": "demo-phone", "client_secret": "demo-phone-secret"}
+    reply = token(
+        grant_type="authorization_code", code=params["code"], redirect_uri=REDIRECT, code_verifier=VERIFIER, **phone
+    )
+    assert reply["statusCode"] == 200, reply["body"]
+
+
 def test_a_wrong_password_shows_the_page_again(demo):
     reply = sign_in(password="wrong-password")
     assert reply["statusCode"] == 400
@@ -296,6 +351,7 @@ def test_metadata_names_every_endpoint(demo):
     assert metadata["token_endpoint"] == f"{base}/auth/2/token"
     assert metadata["device_authorization_endpoint"] == f"{base}/auth/2/device_code"
     assert "vendor:device_code" in metadata["grant_types_supported"]
+    assert metadata["code_challenge_methods_supported"] == ["S256"]  # RFC 8414, RFC 7636 §6.2
 
 
 def test_the_registry_takes_the_client_from_the_token(demo, tmp_path):

@@ -91,7 +91,9 @@ def test_a_stale_token_on_a_public_route_is_answered_as_for_an_anonymous_caller(
 
 def test_gateway_errors_come_in_xml_to_a_client_that_accepts_it(stack):
     reply = requests.get(
-        f"{stack.url}/auth/2/account", headers={"Authorization": "Bearer wrong", "Accept": "application/xml"}, timeout=10
+        f"{stack.url}/auth/2/account",
+        headers={"Authorization": "Bearer wrong", "Accept": "application/xml"},
+        timeout=10,
     )
     assert reply.status_code == 401
     assert reply.headers["Content-Type"].startswith("application/xml")

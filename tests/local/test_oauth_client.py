@@ -73,9 +73,17 @@ def sign_in(driver: WebDriver, url: str, password: str) -> None:
     driver.find_element(By.CSS_SELECTOR, "button[name=action][value=login]").click()
 
 
-def test_requests_oauthlib_signs_in_through_the_login_page_then_uses_and_refreshes_its_tokens(stack, browser):
-    client = OAuth2Session(CLIENT_ID, redirect_uri=CALLBACK)
+@pytest.mark.parametrize(
+    ("client_id", "client_secret", "pkce"),
+    [(CLIENT_ID, CLIENT_SECRET, None), (CLIENT_ID, CLIENT_SECRET, "S256"), ("demo-phone", "demo-phone-secret", "S256")],
+    ids=["without-pkce", "with-pkce", "client-requiring-pkce"],
+)
+def test_requests_oauthlib_signs_in_through_the_login_page_then_uses_and_refreshes_its_tokens(
+    stack, browser, client_id, client_secret, pkce
+):
+    client = OAuth2Session(client_id, redirect_uri=CALLBACK, pkce=pkce)
     authorization_url, state = client.authorization_url(f"{stack.url}/auth/2/authorize")
+    assert ("code_challenge=" in authorization_url) == (pkce is not None)
 
     sign_in(browser, authorization_url, PASSWORD)
     WebDriverWait(browser, 20).until(
@@ -89,7 +97,7 @@ def test_requests_oauthlib_signs_in_through_the_login_page_then_uses_and_refresh
     assert "error" not in query
 
     token = client.fetch_token(
-        f"{stack.url}/auth/2/token", authorization_response=callback, client_secret=CLIENT_SECRET, timeout=10
+        f"{stack.url}/auth/2/token", authorization_response=callback, client_secret=client_secret, timeout=10
     )
     assert token["access_token"]
     assert token["refresh_token"]
@@ -101,7 +109,7 @@ def test_requests_oauthlib_signs_in_through_the_login_page_then_uses_and_refresh
     assert account.json()["username"] == USERNAME
 
     refreshed = client.refresh_token(
-        f"{stack.url}/auth/2/token", auth=HTTPBasicAuth(CLIENT_ID, CLIENT_SECRET), timeout=10
+        f"{stack.url}/auth/2/token", auth=HTTPBasicAuth(client_id, client_secret), timeout=10
     )
     assert refreshed["access_token"] != token["access_token"]
     assert refreshed["refresh_token"] != token["refresh_token"]  # rotated

@@ -62,8 +62,8 @@ def test_unknown_users_are_counted_like_known_ones(world):
 def test_redirect_uri_must_match_exactly_or_be_the_only_one():
     one = Client(client_id="a-b", redirect_uris=[REDIRECT])
     two = Client(client_id="a-b", redirect_uris=[REDIRECT, "http://localhost:8765/callback"])
-    assert trusted_redirect(one, None) == REDIRECT
-    assert trusted_redirect(two, "http://localhost:8765/callback") == "http://localhost:8765/callback"
+    assert trusted_redirect(one, None) == (one, REDIRECT)
+    assert trusted_redirect(two, "http://localhost:8765/callback") == (two, "http://localhost:8765/callback")
     for client, uri in [(two, None), (one, REDIRECT + "/x"), (one, "http://evil.example/callback"), (None, REDIRECT)]:
         with pytest.raises(NoRedirect):
             trusted_redirect(client, uri)

@@ -25,6 +25,7 @@ def register_client(
     scopes: Iterable[str] = SCOPES,
     access_ttl: int = 3600,
     secret: str | None = None,
+    requires_pkce: bool = False,
 ) -> str:
     """Store a new client with its secret's hash; return the secret (generated unless given)."""
     grants, uris, granted = list(grant_types), list(redirect_uris), list(scopes)
@@ -47,6 +48,7 @@ def register_client(
         redirect_uris=uris,
         scopes=granted,
         access_ttl=access_ttl,
+        requires_pkce=requires_pkce,
     )
     store.commit([created(client)])
     return secret

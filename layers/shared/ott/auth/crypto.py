@@ -27,6 +27,12 @@ def keyed_hash(key: bytes, value: str) -> str:
     return hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def s256_challenge(code_verifier: str) -> str:
+    """RFC 7636 §4.2: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))), without padding."""
+    digest = hashlib.sha256(code_verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
 def same(left: str, right: str) -> bool:
     return hmac.compare_digest(left.encode("utf-8"), right.encode("utf-8"))
 

@@ -28,17 +28,18 @@ class LoginLocked(TooManyRequests):
     """Too many failed sign-ins for this username; `retry_after` says when the next one is allowed."""
 
 
-def trusted_redirect(client: Client | None, redirect_uri: str | None) -> str:
-    """The registered redirect URI to use: an exact match, or the only one when none is given."""
+def trusted_redirect(client: Client | None, redirect_uri: str | None) -> tuple[Client, str]:
+    """The known client and the registered redirect URI to use: an exact match, or the only one when
+    none is given."""
     if client is None:
         raise NoRedirect("unknown client_id")
     if redirect_uri is None:
         if len(client.redirect_uris) != 1:
             raise NoRedirect("redirect_uri is required for this client")
-        return client.redirect_uris[0]
+        return client, client.redirect_uris[0]
     if redirect_uri not in client.redirect_uris:
         raise NoRedirect("redirect_uri is not registered for this client")
-    return redirect_uri
+    return client, redirect_uri
 
 
 def with_params(uri: str, params: dict[str, str | None]) -> str:
@@ -104,8 +105,10 @@ def sign_in(
     username: str,
     password: str,
     now: int,
+    code_challenge: str | None = None,
 ) -> str:
-    """Check the credentials and issue a single-use authorization code; return the code."""
+    """Check the credentials and issue a single-use authorization code, bound to the PKCE challenge
+    when there is one; return the code."""
     user = username.casefold()
     reserve_attempt(store, policy, user, now)
     credentials = store.get(Credentials, user) if username else None
@@ -124,6 +127,7 @@ def sign_in(
                     redirect_uri=redirect_uri,
                     account_id=credentials.account_id,
                     expires_at=now + policy.code_ttl,
+                    code_challenge=code_challenge,
                 )
             )
         ]

@@ -18,4 +18,5 @@ def server_metadata(base_url: str, policy: AuthPolicy) -> ServerMetadata:
         response_types_supported=["code", "pin_code"],
         token_endpoint_auth_methods_supported=AUTH_METHODS,
         revocation_endpoint_auth_methods_supported=AUTH_METHODS,
+        code_challenge_methods_supported=["S256"],  # `plain` would show the verifier to whoever sees the request
     )

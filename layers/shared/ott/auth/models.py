@@ -5,6 +5,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 MAC_LIST = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}(,[0-9a-f]{2}(:[0-9a-f]{2}){5})*$"
+PKCE_VERIFIER = r"^[A-Za-z0-9._~-]{43,128}$"  # RFC 7636 §4.1
 ShortText = Annotated[str, Field(max_length=512)]
 Secret = Annotated[str, Field(max_length=512)]
 
@@ -52,6 +53,7 @@ class TokenForm(Form):
     redirect_uri: Annotated[str, Field(max_length=2048)] | None = None
     refresh_token: Secret | None = None
     device_code: Secret | None = None
+    code_verifier: Annotated[str, Field(pattern=PKCE_VERIFIER)] | None = None
     anonymous_token: Secret | None = None
     signature: Annotated[str, Field(max_length=1024, pattern=r"^[A-Za-z0-9+/=_-]+$")] | None = None
     mac: Annotated[str, Field(max_length=1024, pattern=MAC_LIST)] | None = None
@@ -91,3 +93,4 @@ class ServerMetadata(BaseModel):
     response_types_supported: list[str]
     token_endpoint_auth_methods_supported: list[str]
     revocation_endpoint_auth_methods_supported: list[str]
+    code_challenge_methods_supported: list[str]

@@ -30,6 +30,7 @@ class Client(Record):
     redirect_uris: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
     access_ttl: int = 3600
+    requires_pkce: bool = False  # RFC 7636: its authorization requests must carry an S256 code_challenge
 
     @property
     def key(self) -> str:
@@ -176,6 +177,7 @@ class AuthorizationCode(Record):
     account_id: int = 0
     expires_at: int = 0
     issued_family: str | None = None  # set on first use; a second use revokes it
+    code_challenge: str | None = None  # RFC 7636 S256: BASE64URL(SHA256(code_verifier)), itself a hash
 
     @property
     def key(self) -> str:

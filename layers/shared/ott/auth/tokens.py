@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from ott.auth import errors
-from ott.auth.crypto import same, token_hash
+from ott.auth.crypto import s256_challenge, same, token_hash
 from ott.auth.merge import MAX_TREE_BYTES, merge_hint, merge_trees, tree_bytes
 from ott.auth.models import RevokeForm, TokenForm, TokenReply
 from ott.auth.policy import GRANTS, AuthPolicy
@@ -222,10 +222,20 @@ def redeem_code(
         raise errors.InvalidGrant("the authorization code was already used")
     if code.redirect_uri is not None and form.redirect_uri != code.redirect_uri:
         raise errors.InvalidGrant("redirect_uri differs from the one the code was issued for")
+    check_code_verifier(code.code_challenge, form.code_verifier)
     issued, sign_in = open_sign_in(store, client, code.account_id, source, now)
     code.issued_family = issued.family.family_id
     store.commit([changed(code), *sign_in])
     return issued.reply
+
+
+def check_code_verifier(challenge: str | None, verifier: str | None) -> None:
+    """RFC 7636 §4.6. A verifier for a code issued without a challenge is refused too (RFC 9700 §4.8.2):
+    otherwise an attacker could inject a stolen code into a PKCE-using client."""
+    if challenge is None and verifier is None:
+        return
+    if challenge is None or verifier is None or not same(s256_challenge(verifier), challenge):
+        raise errors.InvalidGrant("code_verifier does not match the code_challenge of the authorization request")
 
 
 def redeem_device(

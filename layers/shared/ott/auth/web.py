@@ -2,6 +2,7 @@
 (response_type=pin_code). Pages, cookies and redirects live here; the rules live in login and device."""
 
 import hmac
+import re
 from collections.abc import Callable
 from hashlib import sha256
 from http.cookies import CookieError, SimpleCookie
@@ -18,6 +19,7 @@ from ott.errors import InvalidToken, Unauthenticated
 from ott.http.request import ApiRequest, Reply
 
 CSRF_COOKIE = "ott_csrf"
+PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 PAGE_HEADERS = {
     "Content-Type": "text/html; charset=UTF-8",
     "Cache-Control": "no-store",
@@ -75,9 +77,9 @@ def login_flow(
 ) -> Reply:
     lang = language(request.headers.get("accept-language", ""))
     client_id = fields.get("client_id", "")
-    client = store.get(Client, client_id) if client_id and len(client_id) <= 128 else None
+    known = store.get(Client, client_id) if client_id and len(client_id) <= 128 else None
     try:
-        redirect_uri = trusted_redirect(client, fields.get("redirect_uri") or None)
+        client, redirect_uri = trusted_redirect(known, fields.get("redirect_uri") or None)
     except NoRedirect as refusal:
         return Reply(error_page(lang, refusal.description), 400, page_headers(request))
     state = fields.get("state")
@@ -88,13 +90,15 @@ def login_flow(
 
     if fields.get("response_type") != "code":
         return back(error="invalid_request", error_description="response_type must be code or pin_code")
-    if "authorization_code" not in client.grant_types:  # type: ignore[union-attr]
+    if "authorization_code" not in client.grant_types:
         return back(error="unauthorized_client", error_description="this client may not use authorization codes")
     if request.method == "POST" and fields.get("action") == "cancel":
         return back(error="access_denied", error_description="the user declined to sign in")
-    hidden = {
-        name: fields[name] for name in ("response_type", "client_id", "redirect_uri", "state") if fields.get(name)
-    }
+    challenge = fields.get("code_challenge") or None
+    if refusal := pkce_refusal(client, challenge, fields.get("code_challenge_method")):
+        return back(error="invalid_request", error_description=refusal)
+    carried = ("response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method")
+    hidden = {name: fields[name] for name in carried if fields.get(name)}
     csrf_key = keys().csrf
 
     def page(status: int, text: str | None = None) -> Reply:
@@ -114,10 +118,11 @@ def login_flow(
             store,
             policy,
             client,
-            fields.get("redirect_uri") or None,  # type: ignore[arg-type]
+            fields.get("redirect_uri") or None,
             fields.get("login", "")[:256],
             fields.get("password", "")[:1024],
             now,
+            challenge,
         )
     except WrongCredentials:
         return page(400, message(lang, "wrong"))
@@ -126,6 +131,20 @@ def login_flow(
         reply.headers["Retry-After"] = str(locked.retry_after)
         return reply
     return back(code=code)
+
+
+def pkce_refusal(client: Client, challenge: str | None, method: str | None) -> str | None:
+    """RFC 7636 §4.3-4.4.1: only S256 (an absent method means `plain`, which is refused); a client
+    registered as requiring PKCE must send a challenge."""
+    if challenge is None:
+        if method:
+            return "code_challenge_method without code_challenge"
+        return "this client must use PKCE (code_challenge with S256)" if client.requires_pkce else None
+    if method != "S256":
+        return "code_challenge_method must be S256"
+    if not PKCE_CHALLENGE.fullmatch(challenge):
+        return "code_challenge must be 43 characters of base64url (SHA-256 of the verifier)"
+    return None
 
 
 def csrf_token(key: bytes, nonce: str) -> str:
