@@ -5,6 +5,7 @@ import base64
 import importlib
 import json
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -50,6 +51,12 @@ def werkzeug_rule(path: str) -> str:
     """/registry/2/{proxy+} → /registry/2/<greedy:proxy>; /x/{id} → /x/<id>."""
     path = re.sub(r"\{(\w+)\+\}", r"<greedy:\1>", path)
     return re.sub(r"\{(\w+)\}", r"<\1>", path)
+
+
+# One invocation at a time, as if every function had a concurrency of one: moto's DynamoDB transactions are
+# not thread-safe, and Powertools keeps one logger and one metric set per process, where Lambda has one
+# process per concurrent invocation. The gateway's threads still accept connections meanwhile.
+INVOCATION = threading.Lock()
 
 
 def handler_of(function: Function) -> Callable[[dict, Any], dict]:
@@ -118,7 +125,8 @@ class Gateway:
             if refusal is not None:
                 return refusal
         context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
-        reply = handler_of(function)(event, context)
+        with INVOCATION:
+            reply = handler_of(function)(event, context)
         body = reply.get("body") or ""
         data = base64.b64decode(body) if reply.get("isBase64Encoded") else body.encode("utf-8")
         response = Response(data, status=reply.get("statusCode", 200))
@@ -138,7 +146,8 @@ class Gateway:
         context = LambdaContext(function.logical_id, event["requestContext"]["requestId"])
         accept = {name.lower(): value for name, value in event["headers"].items()}.get("accept", "")
         try:
-            decision = handler_of(function)(request, context)
+            with INVOCATION:
+                decision = handler_of(function)(request, context)
         except Exception as error:
             if str(error) == "Unauthorized":
                 return gateway_response(authorizer.unauthorized, 401, accept)

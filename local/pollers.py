@@ -2,10 +2,11 @@
 invoke the function with an SQS event, delete what it did not report as failed."""
 
 import threading
+import time
 import uuid
 from typing import Any
 
-from local.gateway import LambdaContext, handler_of
+from local.gateway import INVOCATION, LambdaContext, handler_of
 from local.template import REGION, Function, Template
 
 
@@ -32,7 +33,8 @@ def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function, wait_s
             for message in messages
         ]
     }
-    reply = handler_of(function)(event, LambdaContext(function.logical_id, str(uuid.uuid4())))
+    with INVOCATION:
+        reply = handler_of(function)(event, LambdaContext(function.logical_id, str(uuid.uuid4())))
     failed = {item["itemIdentifier"] for item in (reply or {}).get("batchItemFailures", [])}
     for message in messages:
         if message["MessageId"] not in failed:
@@ -64,7 +66,9 @@ class QueuePollers:
             except Exception:  # keep polling, as the event source mapping does
                 self._stop.wait(1)
 
-    def stop(self) -> None:
+    def stop(self, within: float = 0.3) -> None:
+        """Stop polling; a poll still waiting on its queue is left to end with the process (daemon threads)."""
         self._stop.set()
+        deadline = time.monotonic() + within
         for thread in self._threads:
-            thread.join(timeout=5)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))

@@ -62,7 +62,10 @@ class LocalStack:
             threaded=True,
             request_handler=GatewayRequestHandler,
         )
-        self._thread = threading.Thread(target=self._http.serve_forever, name="gateway", daemon=True)
+        server = self._http
+        self._thread = threading.Thread(
+            target=lambda: server.serve_forever(poll_interval=0.1), name="gateway", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:

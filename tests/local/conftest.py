@@ -22,9 +22,9 @@ class RunningStack:
     process: subprocess.Popen
     output: Path
 
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGINT)  # what Ctrl-C sends
-        return self.process.wait(timeout=20)
+    def stop(self, signal_number: int = signal.SIGINT, timeout: float = 20) -> int:
+        self.process.send_signal(signal_number)  # SIGINT is what Ctrl-C sends
+        return self.process.wait(timeout=timeout)
 
 
 def start_stack(log: Path) -> RunningStack:
