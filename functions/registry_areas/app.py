@@ -2,11 +2,12 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import FORMATS, client_of
+from ott.registry.api import client_of
 from ott.registry.models import AreaList
 from ott.registry.params import AreaParams
 from ott.registry.service import list_areas
 from ott.registry.store import registry_store
+from ott.wire import FORMATS
 
 
 @api_handler(params=AreaParams, reply=AreaList, formats=FORMATS)

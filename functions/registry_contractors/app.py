@@ -2,11 +2,11 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import FORMATS
 from ott.registry.models import ContractorList
 from ott.registry.params import ContractorsParams
 from ott.registry.service import list_contractors
 from ott.registry.store import registry_store
+from ott.wire import FORMATS
 
 
 @api_handler(params=ContractorsParams, reply=ContractorList, formats=FORMATS)

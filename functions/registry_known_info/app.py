@@ -4,10 +4,11 @@ from datetime import UTC, datetime
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import FORMATS, client_of
+from ott.registry.api import client_of
 from ott.registry.models import KnownInfo, KnownInfoReceipt
 from ott.registry.service import submit_known_info
 from ott.registry.store import registry_store
+from ott.wire import FORMATS
 
 
 @api_handler(payload=KnownInfo, reply=KnownInfoReceipt, formats=FORMATS, success_status=201, statuses=(429,))

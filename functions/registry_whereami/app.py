@@ -2,11 +2,12 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import FORMATS, client_of
+from ott.registry.api import client_of
 from ott.registry.models import WhereAmI
 from ott.registry.params import WhereAmIParams
 from ott.registry.service import where_am_i
 from ott.registry.store import registry_store
+from ott.wire import FORMATS
 
 
 @api_handler(params=WhereAmIParams, reply=WhereAmI, formats=FORMATS)

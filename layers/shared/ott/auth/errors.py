@@ -1,6 +1,6 @@
 """The OAuth error constants of the spec (document 1, section 7.A) and RFC 6749/8628."""
 
-from ott.errors import DomainError, InvalidInput, TooManyRequests
+from ott.errors import REALM, DomainError, InvalidInput, TooManyRequests
 
 
 class OAuthError(DomainError):
@@ -12,7 +12,13 @@ class InvalidRequest(OAuthError):
 
 
 class InvalidClient(OAuthError):
+    """RFC 6749 §5.2: 401 with the authentication scheme the client should use."""
+
     code = "invalid_client"
+    status = 401
+
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": f"Basic {REALM}"}
 
 
 class InvalidGrant(OAuthError):
@@ -21,6 +27,11 @@ class InvalidGrant(OAuthError):
 
 class ExpiringTokenAsRefresh(InvalidGrant):
     """An access token that has an expiry was sent as a refresh token (spec: HTTP 401)."""
+
+    status = 401
+
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": f"Basic {REALM}"}
 
 
 class UnauthorizedClient(OAuthError):
@@ -45,6 +56,7 @@ class ExpiredToken(OAuthError):
 
 class AccessDenied(OAuthError):
     code = "access_denied"
+    status = 403
 
 
 class RequestLimited(TooManyRequests, InvalidRequest):

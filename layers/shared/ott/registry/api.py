@@ -3,8 +3,7 @@
 from ott.errors import DomainError, InvalidInput, MethodNotImplemented
 from ott.http.request import ApiRequest
 from ott.registry.service import Client
-
-FORMATS = ("json", "xml")
+from ott.wire import FORMATS
 
 
 def client_of(request: ApiRequest, client_id: str | None = None) -> Client:

@@ -6,15 +6,9 @@ Field names on the wire are the spec's; enums travel by name, the service type b
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field
 
-UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
-
-
-class WireModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+from ott.wire import Int32, UInt32, WireModel
 
 
 class ServiceType(StrEnum):

@@ -1,36 +1,15 @@
 """Query parameters of the registry methods, as they arrive in the query string."""
 
-import re
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from ott.registry.models import ServiceType, UInt32
+from ott.registry.models import ServiceType
+from ott.wire import Id, IdList, split_commas
 
-
-def _split(value: object) -> object:
-    if isinstance(value, str):
-        return value.split(",")
-    return value
-
-
-def _whole_number(value: object) -> object:
-    """Query values are text: only plain decimal digits make an id (not "0.0", "1e3" or "+7")."""
-    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,10}", value):
-        raise ValueError("must be a whole number")
-    return value
-
-
-Id = Annotated[UInt32, BeforeValidator(_whole_number), WithJsonSchema({"type": "string", "pattern": r"^[0-9]+$"})]
-IdList = Annotated[
-    list[Id],
-    BeforeValidator(_split),
-    Field(min_length=1, max_length=100),
-    WithJsonSchema({"type": "string", "pattern": r"^[0-9]+(,[0-9]+)*$", "description": "comma-separated ids"}),
-]
 ServiceList = Annotated[
     list[ServiceType],
-    BeforeValidator(_split),
+    BeforeValidator(split_commas),
     Field(min_length=1, max_length=30),
     WithJsonSchema({"type": "string", "description": "comma-separated service identifiers"}),
 ]

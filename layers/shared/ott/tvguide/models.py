@@ -10,11 +10,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-# TODO(issue 7): import these from the neutral wire-types module once it exists.
-from ott.registry.models import Int32, UInt32, WireModel
+from ott.wire import Int32, Int64, UInt32, UInt64, WireModel
 
-UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 TitleText = Annotated[str, Field(min_length=1, max_length=256)]
 
 

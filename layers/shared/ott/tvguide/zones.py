@@ -13,9 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
-# TODO(issue 7): import these from the neutral wire-types module once it exists.
-from ott.registry.models import UInt32, WireModel
 from ott.tvguide.models import DateTime
+from ott.wire import UInt32, WireModel
 
 # The zone of clients whose version targets no region, and of everyone no other zone claims.
 WORLD = "World/Anywhere"

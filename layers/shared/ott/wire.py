@@ -1,0 +1,43 @@
+"""Wire types every service shares: integer widths of the specs, the base of every wire model, the query
+string's id lists, and the reply formats."""
+
+import re
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic.alias_generators import to_camel
+
+FORMATS = ("json", "xml")
+
+UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+
+
+class WireModel(BaseModel):
+    """Field names travel in camelCase unless a field names its alias; unknown fields are refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+def split_commas(value: object) -> object:
+    if isinstance(value, str):
+        return value.split(",")
+    return value
+
+
+def whole_number(value: object) -> object:
+    """Query values are text: only plain decimal digits make an id (not "0.0", "1e3" or "+7")."""
+    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,10}", value):
+        raise ValueError("must be a whole number")
+    return value
+
+
+Id = Annotated[UInt32, BeforeValidator(whole_number), WithJsonSchema({"type": "string", "pattern": r"^[0-9]+$"})]
+IdList = Annotated[
+    list[Id],
+    BeforeValidator(split_commas),
+    Field(min_length=1, max_length=100),
+    WithJsonSchema({"type": "string", "pattern": r"^[0-9]+(,[0-9]+)*$", "description": "comma-separated ids"}),
+]
