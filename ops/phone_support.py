@@ -9,7 +9,7 @@ import sys
 
 import boto3
 
-from ott.auth.records import ConfirmedPhone
+from ott.accounts import ConfirmedPhone
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import RequestError, confirm_by_support
 from ott.recordstore import DynamoRecordStore

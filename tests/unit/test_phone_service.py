@@ -3,7 +3,7 @@ channel worker on fake providers and the state machine replaced by a recorder.""
 
 import pytest
 
-from ott.auth.records import ConfirmedPhone
+from ott.accounts import ConfirmedPhone
 from ott.errors import InvalidValue
 from ott.phoneconfirm.channels import StageMessage, run_stage
 from ott.phoneconfirm.fakes import fake_providers, outbox

@@ -3,6 +3,7 @@
 import pytest
 
 from ott.errors import InvalidInput
+from ott.registry.location import locate
 from ott.registry.models import ApiType
 from ott.registry.service import Client, where_am_i
 
@@ -130,3 +131,10 @@ def test_whereami_reads_the_store_at_most_three_times(store):
     store.reads.clear()
     ask(store, "198.51.100.20", contractor=1, territory=3)
     assert sum(store.reads.values()) <= 2
+
+
+@pytest.mark.parametrize("ip", ["198.51.100.20", "198.51.7.1", "2001:db8:2::5", "::ffff:198.51.100.20", "192.0.2.99"])
+def test_locate_gives_other_services_what_whereami_detects(store, ip):
+    answer, location = ask(store, ip), locate(store, ip)
+    assert location.contractor_id == (answer.contractor.contractor_id if answer.contractor else None)
+    assert location.territory_ids == [t.territory_id for t in answer.territories]

@@ -3,11 +3,12 @@
 from collections.abc import Callable
 from typing import Any
 
+from ott.accounts import ConfirmedPhone
 from ott.auth.keys import AuthKeys, encrypt_phone
 from ott.auth.merge import MAX_TREE_BYTES, merge_patch, tree_bytes
 from ott.auth.models import AccountInfo
 from ott.auth.policy import AuthPolicy
-from ott.auth.records import Account, ConfirmedPhone, DataTree
+from ott.auth.records import Account, DataTree
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput, InvalidToken
 from ott.recordstore import ConcurrentChange, changed, created

@@ -5,9 +5,10 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ott.accounts import ConfirmedPhone
 from ott.auth.crypto import hash_password, token_hash
 from ott.auth.policy import GRANTS, SCOPES
-from ott.auth.records import AccessToken, Account, Client, ConfirmedPhone, Credentials, DataTree
+from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput

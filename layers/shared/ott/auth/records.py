@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ott.accounts import ConfirmedPhone
 from ott.recordstore import Record
 
 DAY = 86_400
@@ -60,19 +61,6 @@ class Account(Record):
     def lifetime_due(self, now: int) -> bool:
         """An anonymous account whose expiry was last pushed more than LIFETIME_STEP ago."""
         return self.anonymous and (self.expires_at is None or self.expires_at - now < ANONYMOUS_LIFETIME)
-
-
-@dataclass(slots=True)
-class ConfirmedPhone(Record):
-    """The account's phone as the phone confirmation service confirmed it; feeds panel_ruid."""
-
-    kind: ClassVar[str] = "PHONE"
-    account_id: int = 0
-    phone: str = ""
-
-    @property
-    def key(self) -> str:
-        return str(self.account_id)
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from ott.auth.records import ConfirmedPhone
+from ott.accounts import ConfirmedPhone
 from ott.netaddr import subscriber_key
 from ott.phoneconfirm.models import CheckCodeReply, ConfirmReply, VerifyReply
 from ott.phoneconfirm.orchestration import Orchestrator

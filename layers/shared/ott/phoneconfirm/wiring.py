@@ -3,7 +3,7 @@
 import json
 from functools import cache
 
-from ott.auth.records import ConfirmedPhone
+from ott.accounts import ConfirmedPhone
 from ott.aws import client
 from ott.config import load_settings
 from ott.keyring import derive_key, secret_string

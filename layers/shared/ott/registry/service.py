@@ -4,7 +4,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
-from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
 from ott.errors import InvalidInput, TooManyRequests
 from ott.netaddr import subscriber_key
@@ -12,11 +11,10 @@ from ott.recordstore import count_this_hour
 from ott.registry.catalog import (
     CatalogIndex,
     ContractorEntry,
-    PrefixEntry,
     ServiceEntry,
     TerritoryNode,
-    prefix_key,
 )
+from ott.registry.location import candidate_keys, locate, longest, parse_address, public_address
 from ott.registry.models import (
     APIInfo,
     ApiType,
@@ -41,7 +39,6 @@ from ott.registry.params import ContractorsParams, PrefixesParams, TerritoriesPa
 from ott.registry.store import KnownInfoReport, RegistryStore
 from ott.text import fold
 
-Address = IPv4Address | IPv6Address
 # The deprecated `apis` field lists the services that had an APIInfo type.
 API_TYPES = {ServiceType.FILMS: ApiType.FILMS, ServiceType.IPTV: ApiType.IPTV}
 # Reports wait this long for a moderator before the table's TTL removes them.
@@ -57,35 +54,6 @@ class Client:
     source_ip: str
     base_url: str
     client_id: str | None = None
-
-
-def parse_address(text: str) -> Address:
-    try:
-        address = ip_address(text)
-    except ValueError:
-        raise InvalidInput(f"not an IP address: {text[:64]!r}") from None
-    if isinstance(address, IPv6Address) and address.ipv4_mapped:
-        return address.ipv4_mapped
-    return address
-
-
-def candidate_keys(address: Address, index: CatalogIndex) -> list[str]:
-    """The keys of every prefix that could contain `address`, one per prefix length in use."""
-    lengths = index.prefix_lengths.get(address.version, [])
-    return [prefix_key(ip_network((address, length), strict=False)) for length in lengths]
-
-
-def longest(prefixes: list[PrefixEntry]) -> PrefixEntry | None:
-    return max(prefixes, key=lambda prefix: prefix.network.prefixlen, default=None)
-
-
-def public_address(address: Address, prefix: PrefixEntry | None) -> Address:
-    """A private address as the outside world sees it, through its prefix's NAT translation."""
-    if prefix is None or prefix.nat is None:
-        return address
-    private, public = prefix.network, ip_network(prefix.nat)
-    offset = int(address) - int(private.network_address)
-    return public.network_address + (offset if public.prefixlen == private.prefixlen else 0)
 
 
 def where_am_i(
@@ -232,11 +200,10 @@ def offers_all(index: CatalogIndex, contractor_id: int, types: list[ServiceType]
 
 
 def detect_contractor(store: RegistryStore, client: Client) -> ContractorEntry | None:
-    address = parse_address(client.source_ip)
-    prefix = longest(store.select(prefix_keys=candidate_keys(address, store.index())).prefixes)
-    if prefix is None:
+    contractor_id = locate(store, client.source_ip).contractor_id
+    if contractor_id is None:
         return None
-    return store.select(contractor_ids=[prefix.contractor]).contractors.get(prefix.contractor)
+    return store.select(contractor_ids=[contractor_id]).contractors.get(contractor_id)
 
 
 def list_areas(store: RegistryStore, area: int | None, client: Client) -> AreaList:
