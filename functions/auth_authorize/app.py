@@ -14,4 +14,4 @@ from ott.http.request import ApiRequest, Reply
 @api_handler(reply=None, content_type="text/html", statuses=(302, 401, 403, 429), error_vocabulary=oauth_error)
 def lambda_handler(request: ApiRequest[None, None]) -> Reply:
     """The login page (response_type=code), or PIN confirmation by a signed-in application (pin_code)."""
-    return authorize(auth_store(), load_settings(AuthPolicy), auth_keys, request, int(time.time()))
+    return authorize(auth_store(), load_settings(AuthPolicy), auth_keys(), request, int(time.time()))

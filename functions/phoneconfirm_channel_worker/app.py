@@ -6,9 +6,11 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from ott.config import load_settings
 from ott.observability import logger, metrics, observed
 from ott.phoneconfirm.channels import StageMessage, run_stage
-from ott.phoneconfirm.wiring import code_key, orchestrator, phone_store, providers, settings
+from ott.phoneconfirm.settings import PhoneSettings
+from ott.phoneconfirm.store import channel_providers, phone_keys, phone_store, step_functions
 
 CORRELATION = "Records[0].messageId"
 
@@ -19,7 +21,8 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         try:
             body = json.loads(record["body"])
             message = StageMessage(str(body["request_id"]), int(body["stage"]), body["task_token"])
-            run_stage(phone_store(), providers(), orchestrator(), settings(), code_key(), message, int(time.time()))
+            ports = (phone_store(), channel_providers(), step_functions())
+            run_stage(*ports, load_settings(PhoneSettings), phone_keys().codes, message, int(time.time()))
             metrics.add_metric(name="StagesRun", unit=MetricUnit.Count, value=1)
         except Exception:
             logger.exception("stage failed; SQS will deliver it again")

@@ -1,12 +1,21 @@
 """POST /phoneconfirm/2/checkCode"""
 
+import time
+
+from ott.config import load_settings
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.phoneconfirm import api
 from ott.phoneconfirm.models import CheckCodeReply, CheckCodeRequest
+from ott.phoneconfirm.service import Caller, answer_check_code
+from ott.phoneconfirm.settings import PhoneSettings
+from ott.phoneconfirm.store import phone_keys, phone_store, step_functions
 
 
 @api_handler(payload=CheckCodeRequest, reply=CheckCodeReply, scope="phoneconfirm", statuses=(401, 403, 503))
 def lambda_handler(request: ApiRequest[None, CheckCodeRequest]) -> CheckCodeReply:
-    """Check the code the user typed."""
-    return api.check_code(request)
+    """Check the code the user typed in."""
+    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    body, settings = request.payload, load_settings(PhoneSettings)
+    return answer_check_code(
+        phone_store(), step_functions(), settings, phone_keys(), caller, body.request_id, body.code
+    )

@@ -1,12 +1,19 @@
 """POST /phoneconfirm/2/confirm"""
 
+import time
+
+from ott.config import load_settings
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.phoneconfirm import api
 from ott.phoneconfirm.models import ConfirmReply, ConfirmRequest
+from ott.phoneconfirm.service import Caller, answer_confirm
+from ott.phoneconfirm.settings import PhoneSettings
+from ott.phoneconfirm.store import phone_store, step_functions
 
 
 @api_handler(payload=ConfirmRequest, reply=ConfirmReply, scope="phoneconfirm", statuses=(401, 403, 422, 503))
 def lambda_handler(request: ApiRequest[None, ConfirmRequest]) -> ConfirmReply:
     """Start confirming a number, or (with request_id) move on to the next channel."""
-    return api.confirm(request)
+    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    body, settings = request.payload, load_settings(PhoneSettings)
+    return answer_confirm(phone_store(), step_functions(), settings, caller, body.phone, body.request_id)

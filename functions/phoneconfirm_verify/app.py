@@ -1,12 +1,19 @@
 """POST /phoneconfirm/2/verify"""
 
+import time
+
+from ott.config import load_settings
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.phoneconfirm import api
 from ott.phoneconfirm.models import VerifyReply, VerifyRequest
+from ott.phoneconfirm.service import Caller, answer_verify
+from ott.phoneconfirm.settings import PhoneSettings
+from ott.phoneconfirm.store import phone_store, step_functions
 
 
 @api_handler(payload=VerifyRequest, reply=VerifyReply, scope="phoneconfirm", statuses=(401, 403, 503))
 def lambda_handler(request: ApiRequest[None, VerifyRequest]) -> VerifyReply:
     """The state of a confirmation request."""
-    return api.verify(request)
+    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    settings = load_settings(PhoneSettings)
+    return answer_verify(phone_store(), step_functions(), settings, caller, request.payload.request_id)

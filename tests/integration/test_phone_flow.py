@@ -18,7 +18,7 @@ from ott.phoneconfirm import fakes
 from ott.phoneconfirm.fakes import FakeCall, outbox
 from ott.phoneconfirm.ports import ProviderUnavailable
 from ott.phoneconfirm.records import ConfirmationRequest
-from ott.phoneconfirm.wiring import phone_store
+from ott.phoneconfirm.store import phone_store
 from ott.recordstore import changed
 from tests.conftest import TEMPLATE
 from tests.integration.conftest import access_token, invoke, principal_of

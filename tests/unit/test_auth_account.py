@@ -9,7 +9,7 @@ from tests.unit.auth_world import World
 
 
 def info(world, account_id):
-    return account_info(world.store, world.policy, lambda: world.keys, account_id)
+    return account_info(world.store, world.policy, world.keys, account_id)
 
 
 @pytest.mark.parametrize("setting", [None, "true", "TRUE"])

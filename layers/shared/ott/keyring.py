@@ -2,8 +2,13 @@
 
 import hashlib
 import hmac
+from collections.abc import Callable
+from functools import cache
+from typing import TypeVar
 
 from ott.aws import client
+
+KeysT = TypeVar("KeysT")
 
 
 def secret_string(secret_id: str) -> str:
@@ -17,3 +22,10 @@ def derive_key(master: str, label: str, size: int = 32) -> bytes:
         counter += 1
         out += hmac.new(master.encode("utf-8"), f"{label}:{counter}".encode(), hashlib.sha256).digest()
     return out[:size]
+
+
+@cache
+def service_keys(derive: Callable[[str], KeysT], secret_id: str) -> KeysT:
+    """A service's keys, derived from its master secret once per process: every service passes them,
+    as a value, from its handler to its domain functions."""
+    return derive(secret_string(secret_id))

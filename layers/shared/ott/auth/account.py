@@ -1,6 +1,5 @@
 """AccountInfo (spec document 1, 4.A `account`) and the account's data tree."""
 
-from collections.abc import Callable
 from typing import Any
 
 from ott.accounts import ConfirmedPhone
@@ -14,7 +13,7 @@ from ott.errors import InvalidInput, InvalidToken
 from ott.recordstore import ConcurrentChange, changed, created
 
 
-def account_info(store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKeys], account_id: int) -> AccountInfo:
+def account_info(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, account_id: int) -> AccountInfo:
     found = store.read([(Account, str(account_id)), (ConfirmedPhone, str(account_id))])
     account = found.get((Account, str(account_id)))
     if not isinstance(account, Account) or account.retired:
@@ -22,7 +21,7 @@ def account_info(store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKe
     phone = found.get((ConfirmedPhone, str(account_id)))
     panel_ruid = None
     if policy.panel_ruid_enabled and not account.anonymous and isinstance(phone, ConfirmedPhone):
-        panel_ruid = encrypt_phone(keys().panel_ruid, phone.phone)
+        panel_ruid = encrypt_phone(keys.panel_ruid, phone.phone)
     return AccountInfo(
         username=account.username,
         account_id=account.account_id,

@@ -1,6 +1,5 @@
 """Data access of the auth service: its records in the auth table, and the keys from the secret store."""
 
-from functools import cache
 from typing import Any
 
 from pydantic import Field
@@ -9,7 +8,7 @@ from ott.auth.keys import AuthKeys
 from ott.auth.records import AUTH_RECORDS
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.keyring import secret_string
+from ott.keyring import service_keys
 from ott.recordstore import DynamoRecordStore, RecordStore, tables_for
 
 AuthStore = RecordStore
@@ -28,7 +27,5 @@ def auth_store() -> DynamoRecordStore:
     return auth_records(client("dynamodb"), load_settings(AuthSettings).table)
 
 
-@cache
 def auth_keys() -> AuthKeys:
-    """The keys derived from the master secret in Secrets Manager, fetched once per process."""
-    return AuthKeys.derive(secret_string(load_settings(AuthSettings).keys_secret))
+    return service_keys(AuthKeys.derive, load_settings(AuthSettings).keys_secret)

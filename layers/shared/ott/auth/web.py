@@ -3,7 +3,6 @@
 
 import hmac
 import re
-from collections.abc import Callable
 from hashlib import sha256
 from http.cookies import CookieError, SimpleCookie
 
@@ -43,12 +42,10 @@ def over_https(request: ApiRequest) -> bool:
     return request.headers.get("x-forwarded-proto", "https") == "https"
 
 
-def authorize(
-    store: AuthStore, policy: AuthPolicy, keys: Callable[[], AuthKeys], request: ApiRequest, now: int
-) -> Reply:
+def authorize(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, now: int) -> Reply:
     fields = {**request.query, **(request.form if request.method == "POST" else {})}
     if fields.get("response_type") == "pin_code":
-        return Reply(confirm_pin(store, policy, keys(), request, fields, now))
+        return Reply(confirm_pin(store, policy, keys, request, fields, now))
     return login_flow(store, policy, keys, request, fields, now)
 
 
@@ -70,7 +67,7 @@ def confirm_pin(
 def login_flow(
     store: AuthStore,
     policy: AuthPolicy,
-    keys: Callable[[], AuthKeys],
+    keys: AuthKeys,
     request: ApiRequest,
     fields: dict[str, str],
     now: int,
@@ -99,7 +96,7 @@ def login_flow(
         return back(error="invalid_request", error_description=refusal)
     carried = ("response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method")
     hidden = {name: fields[name] for name in carried if fields.get(name)}
-    csrf_key = keys().csrf
+    csrf_key = keys.csrf
 
     def page(status: int, text: str | None = None) -> Reply:
         nonce = new_token()

@@ -1,5 +1,8 @@
 """confirm, verify and checkCode (spec document 1, 4.B) over the state of a request; the channel
-stages themselves run in the state machine and the channel worker."""
+stages themselves run in the state machine and the channel worker.
+
+The handlers call the `answer_*` functions: application errors are replies (HTTP 200, result "error" and
+the spec's constant), which the raising functions underneath report as RequestError."""
 
 import hashlib
 import hmac
@@ -8,6 +11,7 @@ from dataclasses import dataclass
 
 from ott.accounts import ConfirmedPhone
 from ott.netaddr import subscriber_key
+from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.models import CheckCodeReply, ConfirmReply, VerifyReply
 from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.phone import normalize
@@ -250,3 +254,44 @@ def confirm_by_support(store: RecordStore, request_id: str) -> ConfirmationReque
         raise RequestError("the request has not reached technical support")
     mark_confirmed(store, None, request)
     return request
+
+
+def answer_confirm(
+    store: RecordStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    caller: Caller,
+    phone_text: str,
+    request_id: str | None,
+) -> ConfirmReply:
+    try:
+        return confirm(store, orchestrator, settings, caller, phone_text, request_id)
+    except RequestError as error:
+        shown = error.request or ConfirmationRequest(request_id="", sent_at=caller.now, expires_at=caller.now)
+        return confirm_reply(shown, settings, caller.now, error.code)
+
+
+def answer_verify(
+    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
+) -> VerifyReply:
+    try:
+        return verify(store, orchestrator, settings, caller, request_id)
+    except RequestError as error:
+        return verify_reply(
+            error.request or ConfirmationRequest(verify_until=caller.now), settings, caller.now, error.code
+        )
+
+
+def answer_check_code(
+    store: RecordStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    keys: PhoneKeys,
+    caller: Caller,
+    request_id: str | int,
+    code: str,
+) -> CheckCodeReply:
+    try:
+        return check_code(store, orchestrator, settings, keys.codes, caller, request_id, code)
+    except RequestError as error:
+        return CheckCodeReply(result="error", error=error.code)
