@@ -7,6 +7,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 from local.template import REGION, Template
@@ -26,12 +27,12 @@ def report_dynamodb_calls() -> int:
 
     from moto import mock_aws
 
+    from local.invoke import context, sample_event
     from local.metering import counting_calls
     from local.resources import create_all
     from local.seed import seed_demo
     from ott.aws import client, reset_clients
     from ott.config import reset_settings
-    from tests.integration.conftest import Context, sample_event
 
     def measure(call: Callable[[], dict]) -> tuple[Counter[str], dict]:
         with counting_calls(client("dynamodb")) as calls:
@@ -51,17 +52,25 @@ def report_dynamodb_calls() -> int:
             if not folder.startswith("registry_"):
                 continue
             handler = getattr(importlib.import_module(function.module), function.attribute)
-            calls, _ = measure(lambda handler=handler, folder=folder: handler(sample_event(folder), Context()))
+
+            def run(handler: Callable[[dict, Any], dict] = handler, folder: str = folder) -> dict:
+                return handler(sample_event(folder), context(folder))
+
+            calls, _ = measure(run)
             failures += show(folder, calls, REGISTRY_BARS.get(folder))
 
         token = importlib.import_module("functions.auth_token.app").lambda_handler
 
         def grant(**fields: str) -> dict:
             event = {**sample_event("auth_token"), "body": urlencode({**CLIENT, **fields})}
-            return token(event, Context())
+            return token(event, context("auth_token"))
 
         for name, fields in token_requests(grant):
-            calls, reply = measure(lambda fields=fields: grant(**fields))
+
+            def request(fields: dict[str, str] = fields) -> dict:
+                return grant(**fields)
+
+            calls, reply = measure(request)
             failures += show(f"token {name}", calls, TOKEN_BAR)
             if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
                 raise RuntimeError(f"token {name}: {reply['body']}")
@@ -73,10 +82,10 @@ def report_dynamodb_calls() -> int:
 
 def phone_requests(template: Template):
     """confirm (no bar), then verify and checkCode with a code on the way, on the executed state machine."""
+    from local.invoke import access_token, context, principal_of, sample_event
     from local.pollers import deliver
     from ott.aws import client
     from ott.phoneconfirm.fakes import outbox
-    from tests.integration.conftest import Context, access_token, principal_of, sample_event
 
     principal = principal_of(access_token())
 
@@ -84,7 +93,7 @@ def phone_requests(template: Template):
         handler = importlib.import_module(f"functions.{function}.app").lambda_handler
         event = {**sample_event(function), "body": json.dumps(body)}
         event["requestContext"] = {**event["requestContext"], "authorizer": principal}
-        return json.loads(handler(event, Context())["body"])
+        return json.loads(handler(event, context(function))["body"])
 
     started: dict = {}
     yield "phoneconfirm confirm", lambda: started.update(call("phoneconfirm_confirm", {"phone": "79990000002"}))
@@ -114,10 +123,13 @@ def token_requests(grant: Callable[..., dict]):
     yield "vendor:anonymous", {"grant_type": "vendor:anonymous"}
     issued = json.loads(grant(grant_type="vendor:anonymous")["body"])
     yield "refresh_token", {"grant_type": "refresh_token", "refresh_token": issued["refresh_token"]}
-    code = sign_in(store, policy, store.get(Client, "demo-tv"), REDIRECT, "demo@example.com", "demo-password", now)
+    client = store.get(Client, "demo-tv")
+    if client is None:
+        raise RuntimeError("the demo client is missing")
+    code = sign_in(store, policy, client, REDIRECT, "demo@example.com", "demo-password", now)
     yield "authorization_code", {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT}
     merged = json.loads(grant(grant_type="vendor:anonymous")["body"])
-    code = sign_in(store, policy, store.get(Client, "demo-tv"), REDIRECT, "demo@example.com", "demo-password", now)
+    code = sign_in(store, policy, client, REDIRECT, "demo@example.com", "demo-password", now)
     yield (
         "authorization_code + merge",
         {
@@ -131,6 +143,8 @@ def token_requests(grant: Callable[..., dict]):
     yield "vendor:device_code (pending)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
     signed_in = json.loads(grant(grant_type="vendor:anonymous")["body"])  # the app the PIN is typed in
     access = store.get(AccessToken, token_hash(signed_in["access_token"]))
+    if access is None:
+        raise RuntimeError("the access token just issued is missing")
     confirm(store, policy, auth_keys(), PinEntry(access, "demo-tv", started.pin, "127.0.0.1", now))
     time.sleep(policy.device_poll_interval)
     yield "vendor:device_code (authorized)", {"grant_type": "vendor:device_code", "device_code": started.device_code}

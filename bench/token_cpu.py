@@ -60,11 +60,11 @@ def report_token_cpu() -> int:
     os.environ.update({"AWS_DEFAULT_REGION": REGION, "ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR": str(10**9)})
     os.environ.update(Template().environment())
     from functions.auth_token import app
+    from local.invoke import context, sample_event
     from ott.auth.admin import register_client
     from ott.auth.store import auth_records
     from ott.aws import use_client
     from ott.config import reset_settings
-    from tests.integration.conftest import Context, sample_event
 
     stub = StubDynamoDB()
     use_client("dynamodb", stub)
@@ -75,7 +75,7 @@ def report_token_cpu() -> int:
     credentials = {"client_id": "bench-tv", "client_secret": "bench-secret"}
 
     def request(fields: dict[str, str]) -> dict:
-        reply = app.lambda_handler({**event, "body": urlencode({**credentials, **fields})}, Context())
+        reply = app.lambda_handler({**event, "body": urlencode({**credentials, **fields})}, context("auth_token"))
         if reply["statusCode"] != 200:
             raise RuntimeError(reply["body"])
         return json.loads(reply["body"])

@@ -8,7 +8,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any
@@ -117,7 +117,7 @@ class Gateway:
             )
         return self._openapi
 
-    def invoke(self, route: Route, values: dict[str, str], request: Request) -> Response:
+    def invoke(self, route: Route, values: Mapping[str, Any], request: Request) -> Response:
         function = self.functions[route.function]
         event = proxy_event(route, values, request)
         if route.authorizer:
@@ -172,7 +172,7 @@ def gateway_response(spec: dict[str, Any], default_status: int, accept: str = ""
     return response
 
 
-def proxy_event(route: Route, values: dict[str, str], request: Request) -> dict[str, Any]:
+def proxy_event(route: Route, values: Mapping[str, Any], request: Request) -> dict[str, Any]:
     raw = request.get_data()
     try:
         body, encoded = raw.decode("utf-8"), False
@@ -197,7 +197,7 @@ def proxy_event(route: Route, values: dict[str, str], request: Request) -> dict[
         "multiValueHeaders": {name: [value] for name, value in headers.items()},
         "queryStringParameters": {name: query.getlist(name)[-1] for name in query} or None,
         "multiValueQueryStringParameters": {name: query.getlist(name) for name in query} or None,
-        "pathParameters": values or None,
+        "pathParameters": dict(values) or None,
         "stageVariables": None,
         "requestContext": {
             "resourcePath": route.path,

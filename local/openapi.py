@@ -9,6 +9,7 @@ from pydantic.json_schema import models_json_schema
 
 from local.template import ANY_METHODS, Route
 from ott.http.errors import Error
+from ott.http.handler import ROUTE_DOCS
 from ott.http.reply import CONTENT_TYPES
 
 REF = "#/components/schemas/{model}"
@@ -18,7 +19,7 @@ FORM = "application/x-www-form-urlencoded"
 
 
 def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_url: str) -> dict[str, Any]:
-    docs = {route: handlers[route.function].route_doc for route in routes}
+    docs = {route: ROUTE_DOCS[handlers[route.function]] for route in routes}
     models: set[type[BaseModel]] = {Error}
     for doc in docs.values():
         models.update(m for m in (doc.reply, doc.payload) if m is not None)

@@ -49,13 +49,17 @@ def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
         sns.create_topic(Name=template.physical_name(logical_id))
 
 
+def substituted(text: str, values: dict[str, Any]) -> str:
+    return re.sub(r"\$\{(\w+)\}", lambda match: str(values[match.group(1)]), text)
+
+
 def create_state_machines(template: Template, stepfunctions: Any) -> None:
     """Each definition file with its DefinitionSubstitutions resolved, as SAM deploys it."""
     for logical_id, spec in template.of_type("AWS::Serverless::StateMachine").items():
         props = spec["Properties"]
         values = {name: template.resolve(value) for name, value in props.get("DefinitionSubstitutions", {}).items()}
         text = (ROOT / props["DefinitionUri"]).read_text(encoding="utf-8")
-        definition = re.sub(r"\$\{(\w+)\}", lambda match, values=values: values[match.group(1)], text)
+        definition = substituted(text, values)
         stepfunctions.create_state_machine(
             name=template.physical_name(logical_id),
             definition=definition,

@@ -1,17 +1,15 @@
 import copy
 import importlib
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from local.invoke import sample_event
 from local.seed import seed_demo
 from ops.registry_load import load
 from ott.aws import client
-from tests.conftest import DEMO_REGISTRY, ROOT, TEMPLATE
-
-EVENTS = ROOT / "events"
+from tests.conftest import DEMO_REGISTRY, TEMPLATE
 
 
 class Context:
@@ -22,10 +20,6 @@ class Context:
 
     def get_remaining_time_in_millis(self) -> int:
         return 10_000
-
-
-def sample_event(function: str) -> dict[str, Any]:
-    return json.loads((EVENTS / f"{function}.json").read_text(encoding="utf-8"))
 
 
 def invoke(
@@ -62,21 +56,3 @@ def registry(aws: None) -> Path:
 def demo(aws: None) -> None:
     """All the demo data of the local stack: registry, demo client and demo user."""
     seed_demo(TEMPLATE, client("dynamodb"))
-
-
-def access_token() -> str:
-    """A fresh anonymous account's access token from the demo client."""
-    from functions.auth_token import app
-
-    body = "grant_type=vendor%3Aanonymous&client_id=demo-tv&client_secret=demo-tv-secret"
-    reply = app.lambda_handler({**sample_event("auth_token"), "body": body}, Context())
-    return json.loads(reply["body"])["access_token"]
-
-
-def principal_of(token: str, required: bool = True) -> dict[str, Any]:
-    """What the API's authorizer passes on for this token."""
-    from functions.auth_authorizer import app
-
-    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": f"Bearer {token}"}}
-    decision = (app.required if required else app.optional)(event, Context())
-    return {**decision["context"], "principalId": decision["principalId"]}

@@ -8,11 +8,12 @@ import pytest
 import yaml
 
 from functions.auth_authorizer import app as authorizer
+from local.invoke import principal_of, sample_event
 from local.metering import counting_calls
 from ops.registry_load import load
 from ott.aws import client
 from tests.conftest import DEMO_REGISTRY
-from tests.integration.conftest import Context, invoke, principal_of, sample_event
+from tests.integration.conftest import Context, invoke
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}

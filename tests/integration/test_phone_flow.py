@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from local.invoke import access_token, principal_of
 from local.metering import counting_calls
 from local.pollers import deliver
 from local.resources import create_state_machines
@@ -21,7 +22,7 @@ from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.store import phone_store
 from ott.recordstore import changed
 from tests.conftest import TEMPLATE
-from tests.integration.conftest import access_token, invoke, principal_of
+from tests.integration.conftest import invoke
 
 WORKER = next(f for f in TEMPLATE.functions() if f.logical_id == "PhoneChannelWorkerFunction")
 STATE_MACHINE = TEMPLATE.arn("PhoneConfirmationStateMachine")

@@ -6,9 +6,10 @@ from email.utils import parsedate_to_datetime
 import pytest
 from defusedxml.ElementTree import fromstring
 
+from local.invoke import sample_event
 from local.metering import counting_calls
 from ott.aws import client
-from tests.integration.conftest import invoke, sample_event
+from tests.integration.conftest import invoke
 
 FUNCTIONS = [
     "registry_whereami",

@@ -92,8 +92,8 @@ def login_flow(
     if request.method == "POST" and fields.get("action") == "cancel":
         return back(error="access_denied", error_description="the user declined to sign in")
     challenge = fields.get("code_challenge") or None
-    if refusal := pkce_refusal(client, challenge, fields.get("code_challenge_method")):
-        return back(error="invalid_request", error_description=refusal)
+    if pkce_problem := pkce_refusal(client, challenge, fields.get("code_challenge_method")):
+        return back(error="invalid_request", error_description=pkce_problem)
     carried = ("response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method")
     hidden = {name: fields[name] for name in carried if fields.get(name)}
     csrf_key = keys.csrf

@@ -32,6 +32,10 @@ class RouteDoc:
     scope: str | None = None
 
 
+# What each API function accepts and returns, by its handler: the OpenAPI document is generated from it.
+ROUTE_DOCS: dict[Callable[..., Any], RouteDoc] = {}
+
+
 def api_handler(
     *,
     reply: type[BaseModel] | None,
@@ -70,8 +74,8 @@ def api_handler(
             count_reply(response["statusCode"])
             return response
 
-        lambda_handler = observed(lambda_handler)
-        lambda_handler.route_doc = RouteDoc(  # type: ignore[attr-defined]
+        wrapped = observed(lambda_handler)
+        ROUTE_DOCS[wrapped] = RouteDoc(
             params,
             payload,
             reply,
@@ -83,7 +87,7 @@ def api_handler(
             statuses,
             scope,
         )
-        return lambda_handler
+        return wrapped
 
     return decorate
 

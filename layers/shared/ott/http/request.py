@@ -46,7 +46,7 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         query = event.get("queryStringParameters") or {}
         parsed_params = validate(params, query) if params else None
         parsed_payload = parse_payload(payload, event, payload_format or fmt) if payload else None
-        return cls(event=event, format=fmt, params=parsed_params, payload=parsed_payload)
+        return ApiRequest(event=event, format=fmt, params=parsed_params, payload=parsed_payload)
 
     @property
     def query(self) -> dict[str, str]:

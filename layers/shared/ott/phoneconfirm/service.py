@@ -135,8 +135,8 @@ def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: in
     return ConfirmReply(
         result="error" if error else "ok",
         request_id=request.request_id,
-        type=request.channel,  # type: ignore[arg-type]
-        code_input_required=request.code_input,  # type: ignore[arg-type]
+        type=request.channel,
+        code_input_required=request.code_input,
         ttl=max(0, request.expires_at - now),
         timeout=max(0, settings.resend_timeout - (now - request.sent_at)),
         error=error,
@@ -185,7 +185,7 @@ def verify_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int
     return VerifyReply(
         result="error" if error else "ok",
         status="confirmed" if request.confirmed else "unconfirmed",
-        code_input_required=request.code_input,  # type: ignore[arg-type]
+        code_input_required=request.code_input,
         error_attempts=0 if request.confirmed else request.error_attempts,
         max_attempts=settings.max_attempts,
         ttl=0 if request.confirmed else max(0, request.verify_until - now),

@@ -89,7 +89,7 @@ def where_am_i(
         territory_ids = first.contractors[contractor_id].territories
     else:
         territory_ids = []
-    missing_contractors = {contractor_id} - set(first.contractors) - {None}
+    missing_contractors = {contractor_id} - set(first.contractors) if contractor_id is not None else set()
     missing_territories = set(territory_ids) - set(first.territories)
     if missing_contractors or missing_territories:
         second = store.select(contractor_ids=missing_contractors, territory_ids=missing_territories)
