@@ -43,8 +43,8 @@ typecheck: $(INSTALLED)
 pytest: $(INSTALLED)
 	$(BIN)/pytest
 
-## bench: cold-init ratio of every function and DynamoDB calls per registry method
-bench: $(INSTALLED)
+## bench: cold-init ratio of every function, the zipped layer size, DynamoDB calls per request, token CPU
+bench: $(INSTALLED) validate
 	$(BIN)/python -m bench
 
 ## validate: `sam validate --lint` and `sam build` (no container)

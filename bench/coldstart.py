@@ -11,7 +11,7 @@ from local.template import REGION, Template
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 9
-BAR = 1.5
+BAR = 1.3
 BASELINE = 'import boto3; boto3.client("dynamodb")'
 TIMER = "import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
 

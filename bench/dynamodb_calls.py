@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from bench import QUIET
 from local.template import REGION, Template
 
 REGISTRY_BARS = {"registry_whereami": 3}
@@ -23,7 +24,7 @@ def report_dynamodb_calls() -> int:
     template = Template()
     os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": REGION})
     os.environ.pop("AWS_ENDPOINT_URL", None)
-    os.environ.update(template.environment())
+    os.environ.update({**template.environment(), **QUIET})
 
     from moto import mock_aws
 

@@ -9,6 +9,7 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+from bench import QUIET
 from local.template import REGION, Template
 
 REQUESTS = 2000
@@ -58,7 +59,7 @@ class StubDynamoDB:
 
 def report_token_cpu() -> int:
     os.environ.update({"AWS_DEFAULT_REGION": REGION, "ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR": str(10**9)})
-    os.environ.update(Template().environment())
+    os.environ.update({**Template().environment(), **QUIET})
     from functions.auth_token import app
     from local.invoke import context, sample_event
     from ott.auth.admin import register_client

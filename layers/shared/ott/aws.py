@@ -9,6 +9,10 @@ def client(service: str) -> Any:
     if service not in _clients:
         import boto3  # deferred: importing boto3 costs more than a whole handler's import
 
+        from ott.observability import trace_outgoing_calls
+
+        if not _clients:
+            trace_outgoing_calls()
         _clients[service] = boto3.client(service)
     return _clients[service]
 

@@ -8,8 +8,15 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 
 logger = Logger()
-tracer = Tracer()
+# Patching every library X-Ray knows at import would import botocore and friends into every cold start;
+# `ott.aws.client` patches what the platform calls (AWS SDK, HTTP) just before the first client is made.
+tracer = Tracer(auto_patch=False)
 metrics = Metrics()
+TRACED_LIBRARIES = ("botocore", "httplib")
+
+
+def trace_outgoing_calls() -> None:
+    tracer.patch(TRACED_LIBRARIES)
 
 
 def observed(
