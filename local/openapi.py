@@ -9,7 +9,6 @@ from pydantic.json_schema import models_json_schema
 
 from local.template import ANY_METHODS, Route
 from ott.http.errors import Error
-from ott.http.handler import ROUTE_DOCS
 from ott.http.reply import CONTENT_TYPES
 
 REF = "#/components/schemas/{model}"
@@ -19,6 +18,8 @@ FORM = "application/x-www-form-urlencoded"
 
 
 def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_url: str) -> dict[str, Any]:
+    from ott.http.handler import ROUTE_DOCS  # not at import: Powertools reads its settings when first imported
+
     docs = {route: ROUTE_DOCS[handlers[route.function]] for route in routes}
     models: set[type[BaseModel]] = {Error}
     for doc in docs.values():

@@ -17,6 +17,7 @@ from ops.target import add_target, table_name
 from ott.auth.admin import LegacyToken, import_legacy
 from ott.auth.store import auth_records
 from ott.recordstore import ConcurrentChange
+from ott.text import unsafe_text
 
 
 def read_tokens(path: Path) -> list[LegacyToken]:
@@ -24,7 +25,10 @@ def read_tokens(path: Path) -> list[LegacyToken]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():
             try:
-                tokens.append(LegacyToken(**json.loads(line)))
+                fields = json.loads(line)
+                if problems := unsafe_text(fields):
+                    raise ValueError("; ".join(problems))
+                tokens.append(LegacyToken(**fields))
             except (ValueError, TypeError) as error:
                 raise ValueError(f"line {number}: {error}") from None
     return tokens

@@ -62,3 +62,17 @@ def test_a_broken_legacy_file_imports_nothing(aws, tmp_path, capsys):
     assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 2
     assert "line 2" in capsys.readouterr().err
     assert auth_store().get(AccessToken, token_hash("a")) is None
+
+
+def test_operator_text_an_xml_reply_cannot_carry_is_refused(aws, monkeypatch, tmp_path, capsys):
+    argv = ["tv-android", "--name", "TV\x00app", "--grant", "vendor:anonymous", "--table", "AuthTable"]
+    assert auth_clients.main(argv) == 2
+    assert "name: character U+0000 is not allowed" in capsys.readouterr().err
+    assert auth_store().get(Client, "tv-android") is None
+    monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
+    assert auth_users.main(["some\x1bone@example.com", "--table", "AuthTable"]) == 2
+    legacy = tmp_path / "v1.jsonl"
+    legacy.write_text('{"token": "a", "account_id": 1, "client_id": "tv\\ufffe"}\n', encoding="utf-8")
+    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 2
+    assert "U+FFFE" in capsys.readouterr().err
+    assert auth_store().get(AccessToken, token_hash("a")) is None

@@ -33,6 +33,17 @@ def test_an_invalid_file_writes_nothing(aws, dynamodb, tmp_path, capsys):
     assert items(dynamodb) == []
 
 
+@pytest.mark.parametrize("bad", ["\x00", "\x07", "\ufffe"], ids=["nul", "bell", "u+fffe"])
+def test_text_an_xml_reply_cannot_carry_is_refused_and_nothing_is_written(aws, dynamodb, tmp_path, capsys, bad):
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    document["territories"][0]["name"] = f"Мос{bad}ква"
+    broken = tmp_path / "broken.json"  # JSON: YAML itself refuses some of these characters
+    broken.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    assert f"territories[0].name: character U+{ord(bad):04X} is not allowed" in capsys.readouterr().err
+    assert items(dynamodb) == []
+
+
 def test_a_file_that_is_not_yaml_writes_nothing(aws, dynamodb, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")

@@ -1,6 +1,29 @@
-"""Text matching as Russian-speaking users expect it."""
+"""Text as users expect it: matching as Russian speakers do, and only characters every reply can carry."""
+
+import re
+from typing import Any
+
+# What XML 1.0 §2.2 does not allow in a document, not even as a character reference.
+FORBIDDEN_IN_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def fold(text: str) -> str:
     """Case-insensitive form in which `е` and `ё` are one letter."""
     return text.casefold().replace("ё", "е")
+
+
+def unsafe_text(data: Any, where: str = "") -> list[str]:
+    """Every string in `data` (keys too) holding a character an XML reply cannot carry (controls, NUL,
+    U+FFFE, U+FFFF, lone surrogates), named by its path: loaders refuse such text before writing anything."""
+    problems = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            path = f"{where}.{key}" if where else str(key)
+            problems += unsafe_text(key, path) + unsafe_text(value, path)
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            problems += unsafe_text(value, f"{where}[{index}]")
+    elif isinstance(data, str) and (found := FORBIDDEN_IN_XML.search(data)):
+        shown = (where or "text").encode("unicode_escape").decode("ascii")
+        problems.append(f"{shown}: character U+{ord(found.group()):04X} is not allowed in text")
+    return problems

@@ -13,6 +13,7 @@ from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput
 from ott.recordstore import created
+from ott.text import unsafe_text
 
 CLIENT_ID = re.compile(r"^[a-z0-9_]+(-[a-z0-9_]+)+$")  # <product>-<platform>, as the registry names clients
 
@@ -30,6 +31,8 @@ def register_client(
 ) -> str:
     """Store a new client with its secret's hash; return the secret (generated unless given)."""
     grants, uris, granted = list(grant_types), list(redirect_uris), list(scopes)
+    if problems := unsafe_text({"client_id": client_id, "name": name, "redirect_uris": uris}):
+        raise InvalidInput("; ".join(problems))
     if not CLIENT_ID.fullmatch(client_id):
         raise InvalidInput("client_id must look like <product>-<platform>")
     if unknown := set(grants) - set(GRANTS):
@@ -59,6 +62,8 @@ def create_user(
     store: AuthStore, username: str, password: str, cid: int | None = None, confirmed_phone: str | None = None
 ) -> int:
     """A personal account with its login, and an empty data tree; return the account id."""
+    if problems := unsafe_text({"username": username}):
+        raise InvalidInput("; ".join(problems))
     if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", username) or len(username) > 254:
         raise InvalidInput("username must be an e-mail address")
     if len(password) < 8:

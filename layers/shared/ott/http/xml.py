@@ -6,7 +6,6 @@ Parsing goes through defusedxml, so DTDs, entities and external references are r
 linear in the body's size, and the depth and number of elements are bounded.
 """
 
-import re
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, tostring
 
@@ -14,17 +13,16 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
 from ott.errors import InvalidInput
+from ott.text import FORBIDDEN_IN_XML
 
 # Far beyond any request model of the platform, far below what costs a function real time.
 MAX_DEPTH = 32
 MAX_ELEMENTS = 10_000
-# What XML 1.0 §2.2 does not allow in a document, not even as a character reference.
-FORBIDDEN_CHARACTERS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_safe(text: str) -> str:
     """Text with every character XML cannot carry replaced by U+FFFD, so that a reply always parses."""
-    return FORBIDDEN_CHARACTERS.sub("\ufffd", text)
+    return FORBIDDEN_IN_XML.sub("\ufffd", text)
 
 
 def to_xml(root: str, data: dict[str, Any]) -> bytes:

@@ -18,6 +18,7 @@ from ott.registry.models import (
     UInt32,
     WireModel,
 )
+from ott.text import unsafe_text
 
 Network = IPv4Network | IPv6Network
 
@@ -168,14 +169,18 @@ class CatalogSnapshot(BaseModel):
 
 
 def parse_catalog(document: object) -> Catalog:
+    """The file's content as a catalogue; every problem is listed at once, text XML cannot carry included."""
+    problems = unsafe_text(document)
     try:
-        return Catalog.model_validate(document)
+        catalog = Catalog.model_validate(document)
     except ValidationError as error:
-        problems = [
+        problems += [
             f"{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
             for item in error.errors(include_url=False, include_input=False)
         ]
-        raise CatalogError(problems) from None
+    if problems:
+        raise CatalogError(problems)
+    return catalog
 
 
 def compile_catalog(catalog: Catalog) -> CatalogSnapshot:
