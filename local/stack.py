@@ -113,6 +113,7 @@ class LocalStack:
             "  demo data: local/demo/ (registry.yaml, auth.yaml)",
             "  demo client: demo-tv / demo-tv-secret (all four grants; redirect URIs",
             "               http://127.0.0.1:8765/callback and http://localhost:8765/callback)",
+            "  PKCE client: demo-phone / demo-phone-secret (requires S256 PKCE)",
             "  demo user:   demo@example.com / demo-password",
             "  phone confirmation: fake providers; 7999000000[1-5] choose what happens (README);",
             f"               what they sent: {self.base_url}/_dev/outbox?phone=79990000002",
