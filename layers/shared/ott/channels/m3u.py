@@ -1,0 +1,243 @@
+"""An M3U playlist turned into a channel configuration for the operator to review (docs/decisions.md,
+"M3U import"). The result is a valid configuration; what was assumed or left out is listed in `notes`.
+
+    #EXTINF:-1 tvg-id="2x2.ru@SD" tvg-logo="…" group-title="Kids;Entertainment",2x2 (576i)
+    #EXTVLCOPT:http-user-agent=Mozilla/5.0 …
+    https://…/index.m3u8
+
+Entries with one `tvg-id` (else one title) are one channel with a stream per URL.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import TypeAdapter, ValidationError
+
+from ott.channels import macros
+from ott.channels.models import MAX_STREAMS, Alias, PageUrl, StreamSource, StreamSourceType
+from ott.text import FORBIDDEN_IN_XML, unsafe_text
+
+ATTRIBUTE = re.compile(r'([A-Za-z0-9_-]+)="([^"]*)"')
+# A stream's label in iptv-org titles, "(720p)", "[Geo-blocked]": it describes the stream, not the channel.
+LABEL = re.compile(r"\s*(\((?P<lines>[0-9]{3,4})[pi]\)|\[[^\[\]]*\])\s*$")
+ALIAS = TypeAdapter(Alias)
+LOGO = TypeAdapter(PageUrl)
+DEFAULT_TITLE = "Imported from M3U"
+DEFAULT_PROTECTED_ROOT = "/hls"
+
+
+@dataclass
+class Entry:
+    line: int
+    attributes: dict[str, str]
+    title: str
+    groups: list[str] = field(default_factory=list)
+    user_agent: str | None = None
+
+
+@dataclass
+class Conversion:
+    """A configuration file's content (the ChannelList as a document) and what the operator must review."""
+
+    document: dict[str, Any]
+    notes: list[str]
+
+
+@dataclass
+class Draft:
+    id: int
+    alias: str
+    title: str
+    logo_url: str | None = None
+    streams: list[dict[str, Any]] = field(default_factory=list)
+    urls: set[str] = field(default_factory=set)
+
+
+def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEFAULT_PROTECTED_ROOT) -> Conversion:
+    notes: list[str] = []
+    entries = list(read_entries(text.removeprefix("\ufeff"), notes))
+    drafts: dict[str, Draft] = {}
+    categories: dict[str, list[int]] = {}
+    for entry, url in entries:
+        key = entry.attributes.get("tvg-id", "").strip() or "title:" + entry.title
+        draft = drafts.get(key)
+        if draft is None:
+            draft = drafts[key] = new_draft(entry, len(drafts) + 1, notes)
+        add_stream(draft, entry, url, protected_root, notes)
+        for group in entry.groups:
+            members = categories.setdefault(group, [])
+            if draft.id not in members:
+                members.append(draft.id)
+    channels = [channel_document(draft) for draft in drafts.values() if draft.streams]
+    kept = {channel["id"] for channel in channels}
+    document: dict[str, Any] = {"title": title, "channels": channels}
+    listed = [{"title": group, "channels": [i for i in members if i in kept]} for group, members in categories.items()]
+    if listed:
+        document["categories"] = listed
+    hls = sum(stream["type"] == StreamSourceType.HLS for channel in channels for stream in channel["streams"])
+    notes[:0] = [
+        f"{len(channels)} channels, numbered from 1 in playlist order: give them the accounting server's ids",
+        f"{hls} HLS streams serve their segments under {protected_root}/<alias>/<stream id>/: "
+        "check protected_path against the component's configuration",
+    ]
+    return Conversion(document=document, notes=notes)
+
+
+def read_entries(text: str, notes: list[str]):
+    """(entry, URL) pairs of the playlist, in order."""
+    entry: Entry | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#EXTM3U"):
+            continue
+        if line.startswith("#EXTINF:"):
+            if entry is not None:
+                notes.append(f"line {entry.line}: #EXTINF without a URL, left out")
+            entry = parse_extinf(line, number)
+        elif line.startswith("#EXTGRP:") and entry is not None:
+            entry.groups += split_groups(line.removeprefix("#EXTGRP:"))
+        elif line.startswith("#EXTVLCOPT:") and entry is not None:
+            option, _, value = line.removeprefix("#EXTVLCOPT:").partition("=")
+            if option == "http-user-agent" and value.strip():
+                entry.user_agent = value.strip()
+            else:
+                notes.append(f"line {number}: #EXTVLCOPT {option} has no place in the configuration, left out")
+        elif line.startswith("#"):
+            continue  # comments and directives that describe nothing of a channel
+        elif entry is None:
+            notes.append(f"line {number}: a URL without #EXTINF, left out")
+        else:
+            yield entry, line
+            entry = None
+    if entry is not None:
+        notes.append(f"line {entry.line}: #EXTINF without a URL, left out")
+
+
+def parse_extinf(line: str, number: int) -> Entry:
+    """`#EXTINF:<duration> key="value" …,<title>`: the title follows the first comma outside quotes."""
+    body = line.removeprefix("#EXTINF:")
+    quoted = False
+    split = len(body)
+    for index, character in enumerate(body):
+        if character == '"':
+            quoted = not quoted
+        elif character == "," and not quoted:
+            split = index
+            break
+    attributes = dict(ATTRIBUTE.findall(body[:split]))
+    entry = Entry(line=number, attributes=attributes, title=body[split + 1 :].strip())
+    entry.groups = split_groups(attributes.get("group-title", ""))
+    return entry
+
+
+def split_groups(text: str) -> list[str]:
+    return [group for group in map(one_line, text.split(";")) if group]
+
+
+def one_line(text: str) -> str:
+    """Text as a title takes it: one line, only characters every reply can carry, at most 256 of them."""
+    return FORBIDDEN_IN_XML.sub("", text).replace("\t", " ").strip()[:256]
+
+
+def new_draft(entry: Entry, channel_id: int, notes: list[str]) -> Draft:
+    tvg_id = entry.attributes.get("tvg-id", "").strip()
+    if fits(ALIAS, tvg_id):
+        alias = tvg_id
+    else:
+        alias = f"channel-{channel_id}"
+        why = f"tvg-id {tvg_id!r} is not an alias" if tvg_id else "no tvg-id"
+        notes.append(f"line {entry.line}: {why}: alias {alias}; use the programme guide's alias")
+    draft = Draft(id=channel_id, alias=alias, title=channel_title(entry.title) or alias)
+    logo = entry.attributes.get("tvg-logo", "").strip()
+    if fits(LOGO, logo):
+        draft.logo_url = logo
+    elif logo:
+        notes.append(f"line {entry.line}: tvg-logo {logo!r} is not a web address, left out")
+    return draft
+
+
+def fits(kind: TypeAdapter, value: object) -> bool:
+    try:
+        kind.validate_python(value)
+    except ValidationError:
+        return False
+    return not unsafe_text(value)
+
+
+def channel_title(title: str) -> str:
+    """The entry's title without stream labels, as one line of text every reply can carry."""
+    title = one_line(title)
+    while (stripped := LABEL.sub("", title)) != title and stripped:
+        title = stripped
+    return title
+
+
+def add_stream(draft: Draft, entry: Entry, url: str, protected_root: str, notes: list[str]) -> None:
+    if url in draft.urls:
+        notes.append(f"line {entry.line}: {url} is already a stream of {draft.alias}, left out")
+        return
+    if len(draft.streams) == MAX_STREAMS:
+        notes.append(f"line {entry.line}: {draft.alias} has {MAX_STREAMS} streams already, {url} left out")
+        return
+    stream_id = len(draft.streams) + 1
+    kind = stream_type(url)
+    stream: dict[str, Any] = {
+        "id": stream_id,
+        "type": kind,
+        "url": url if kind == StreamSourceType.RAW else macros.escape(url),
+    }
+    if kind == StreamSourceType.HLS:
+        stream["protected_path"] = f"{protected_root}/{draft.alias}/{stream_id}/%(filename)s"
+    if quality := stream_quality(entry.title):
+        stream["name"] = quality
+    if entry.user_agent:
+        stream["user_agents"] = {"regexp_list": [f"^{re.escape(entry.user_agent)}$"], "type": "INCLUDE"}
+    try:
+        StreamSource.model_validate(stream)
+    except ValidationError as error:
+        notes.append(f"line {entry.line}: stream {url!r} left out: {describe(error)}")
+        return
+    if problems := unsafe_text(stream):
+        notes.append(f"line {entry.line}: stream {url!r} left out: {'; '.join(problems)}")
+        return
+    draft.urls.add(url)
+    draft.streams.append(stream)
+
+
+def stream_type(url: str) -> StreamSourceType:
+    """HLS for an .m3u8 playlist, UDP for udp:// and rtp:// multicast, RAW (given as is) for the rest:
+    DASH, MPEG-TS over HTTP, RTMP…"""
+    parts = urlsplit(url)
+    if parts.scheme.lower() in {"udp", "rtp"}:
+        return StreamSourceType.UDP
+    if parts.scheme.lower() in {"http", "https"} and parts.path.lower().endswith(".m3u8"):
+        return StreamSourceType.HLS
+    return StreamSourceType.RAW
+
+
+def stream_quality(title: str) -> str | None:
+    """The picture-quality hint from a "(1080p)" label: HQ from 720 lines, MQ from 480, else LQ."""
+    found = LABEL.search(title)
+    while found and not found.group("lines"):
+        found = LABEL.search(title[: found.start()])
+    if not found:
+        return None
+    lines = int(found.group("lines"))
+    return "HQ" if lines >= 720 else "MQ" if lines >= 480 else "LQ"
+
+
+def channel_document(draft: Draft, streams: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    document: dict[str, Any] = {"id": draft.id, "alias": draft.alias, "title": draft.title}
+    document["streams"] = draft.streams if streams is None else streams
+    if draft.logo_url:
+        document["logo_url"] = draft.logo_url
+    return document
+
+
+def describe(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
+        for item in error.errors(include_url=False, include_input=False)
+    )

@@ -1,0 +1,62 @@
+"""Query parameters of list.json and updateStatus.json, as they arrive in the query string."""
+
+from collections.abc import Mapping
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from ott.nichecontent.errors import MalformedUpdate
+from ott.nichecontent.models import ItemId, Status, WebAddress
+from ott.wire import Id
+
+# The values updateStatus takes (spec document 3, section 4.B): never `awaiting`.
+UPDATE_STATUSES = {status.label: status for status in Status if status != Status.AWAITING}
+
+
+def update_status(value: object) -> Status:
+    status = UPDATE_STATUSES.get(value) if isinstance(value, str) else None
+    if status is None:
+        raise ValueError(f"must be one of {', '.join(UPDATE_STATUSES)}")
+    return status
+
+
+class ListParams(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    p: Annotated[Id, Field(ge=1)] = 1
+
+
+class StatusUpdate(BaseModel):
+    """One of the spec's valid combinations: a status with `id`, and `link` with `successfully` only.
+
+    A link is taken whole only when the query holds nothing else: an unencoded `&` in it would split it
+    into parameters we do not know, so those are refused rather than a cut link stored."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    status: Annotated[Status, BeforeValidator(update_status)]
+    id: ItemId
+    link: WebAddress | None = None
+
+    @model_validator(mode="after")
+    def _combination(self) -> "StatusUpdate":
+        if self.status == Status.SUCCESSFULLY and self.link is None:
+            raise ValueError("successfully needs link, the address of the encoded file")
+        if self.status != Status.SUCCESSFULLY and self.link is not None:
+            raise ValueError(f"link goes only with successfully, not with {self.status.label}")
+        if self.link is not None and self.model_extra:
+            unknown = ", ".join(sorted(self.model_extra))
+            raise ValueError(f"unknown parameters {unknown}: write & in link as %26")
+        return self
+
+
+def read_update(query: Mapping[str, str]) -> StatusUpdate:
+    try:
+        return StatusUpdate.model_validate(dict(query))
+    except ValidationError as error:
+        raise MalformedUpdate(
+            "; ".join(
+                f"{'.'.join(str(part) for part in item['loc']) or 'query'}: {item['msg'].removeprefix('Value error, ')}"
+                for item in error.errors(include_url=False, include_input=False)
+            )
+        ) from None
