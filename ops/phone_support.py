@@ -9,10 +9,8 @@ import sys
 
 import boto3
 
-from ott.accounts import ConfirmedPhone
-from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import RequestError, confirm_by_support
-from ott.recordstore import DynamoRecordStore
+from ott.phoneconfirm.store import phone_records
 
 
 def stack_outputs(stack: str) -> dict[str, str]:
@@ -34,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         phone_table, auth_table = args.phone_table, args.auth_table
     else:
         parser.error("give --stack, or --phone-table and --auth-table")
-    tables = {ConfirmationRequest: phone_table, ConfirmedPhone: auth_table}
-    store = DynamoRecordStore(boto3.client("dynamodb"), tables, counter_table=phone_table)
+    store = phone_records(boto3.client("dynamodb"), phone_table, auth_table)
     try:
         request = confirm_by_support(store, args.request_id)
     except RequestError as error:

@@ -15,7 +15,5 @@ from ott.phoneconfirm.store import phone_keys, phone_store, step_functions
 def lambda_handler(request: ApiRequest[None, CheckCodeRequest]) -> CheckCodeReply:
     """Check the code the user typed in."""
     caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
-    body, settings = request.payload, load_settings(PhoneSettings)
-    return answer_check_code(
-        phone_store(), step_functions(), settings, phone_keys(), caller, body.request_id, body.code
-    )
+    settings, keys = load_settings(PhoneSettings), phone_keys()
+    return answer_check_code(phone_store(), step_functions(), settings, keys, caller, request.payload)

@@ -15,5 +15,5 @@ from ott.phoneconfirm.store import phone_store, step_functions
 def lambda_handler(request: ApiRequest[None, ConfirmRequest]) -> ConfirmReply:
     """Start confirming a number, or (with request_id) move on to the next channel."""
     caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
-    body, settings = request.payload, load_settings(PhoneSettings)
-    return answer_confirm(phone_store(), step_functions(), settings, caller, body.phone, body.request_id)
+    settings = load_settings(PhoneSettings)
+    return answer_confirm(phone_store(), step_functions(), settings, caller, request.payload)

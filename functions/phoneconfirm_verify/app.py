@@ -16,4 +16,4 @@ def lambda_handler(request: ApiRequest[None, VerifyRequest]) -> VerifyReply:
     """The state of a confirmation request."""
     caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
     settings = load_settings(PhoneSettings)
-    return answer_verify(phone_store(), step_functions(), settings, caller, request.payload.request_id)
+    return answer_verify(phone_store(), step_functions(), settings, caller, request.payload)

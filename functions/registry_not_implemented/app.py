@@ -2,7 +2,8 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import FORMATS, unknown_method
+from ott.registry.api import unknown_method
+from ott.wire import FORMATS
 
 
 @api_handler(reply=None, formats=FORMATS, statuses=(405, 501))

@@ -1,25 +1,28 @@
-"""The layer's shape (docs/adding-a-service.md): the kernel imports no service, and a service imports of
-another service only that service's published domain functions."""
+"""The layer's shape (docs/adding-a-service.md): the kernel imports no service, and a service (its package and
+its handlers) imports of another service only the names that service publishes (`__all__` of a published
+module)."""
 
 import ast
 from pathlib import Path
 
 import pytest
 
-OTT = Path(__file__).resolve().parents[2] / "layers" / "shared" / "ott"
+ROOT = Path(__file__).resolve().parents[2]
+OTT = ROOT / "layers" / "shared" / "ott"
 SERVICES = sorted(path.name for path in OTT.iterdir() if path.is_dir() and path.name not in {"http", "__pycache__"})
-# What one service may call of another: a domain function with a clear name, never internals.
+# The modules through which one service may call another: domain functions with clear names, never internals.
 PUBLISHED = {"ott.registry.location"}
 
 
-def imported_modules(path: Path) -> set[str]:
-    modules = set()
+def imports(path: Path) -> set[tuple[str, str | None]]:
+    """(module, name) of every import; the name is None for `import module`."""
+    found: set[tuple[str, str | None]] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            modules.add(node.module)
+            found.update((node.module, alias.name) for alias in node.names)
         elif isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-    return modules
+            found.update((alias.name, None) for alias in node.names)
+    return found
 
 
 def service_of(module: str) -> str | None:
@@ -27,21 +30,38 @@ def service_of(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "ott" and parts[1] in SERVICES else None
 
 
+def published_names(module: str) -> set[str]:
+    tree = ast.parse((OTT.parent / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
 def kernel_files() -> list[Path]:
     return [*OTT.glob("*.py"), *(OTT / "http").glob("*.py")]
 
 
+def files_of(service: str) -> list[Path]:
+    return [*(OTT / service).rglob("*.py"), *ROOT.glob(f"functions/{service}_*/*.py")]
+
+
 @pytest.mark.parametrize("path", kernel_files(), ids=lambda path: str(path.relative_to(OTT)))
 def test_the_kernel_imports_no_service(path):
-    assert {module for module in imported_modules(path) if service_of(module)} == set()
+    assert {module for module, _ in imports(path) if service_of(module)} == set()
 
 
 @pytest.mark.parametrize("service", SERVICES)
 def test_a_service_uses_only_what_another_service_publishes(service):
     foreign = {
-        module
-        for path in (OTT / service).rglob("*.py")
-        for module in imported_modules(path)
-        if service_of(module) not in (None, service) and module not in PUBLISHED
+        (module, name)
+        for path in files_of(service)
+        for module, name in imports(path)
+        if service_of(module) not in (None, service) and not (module in PUBLISHED and name in published_names(module))
     }
     assert foreign == set()
+
+
+def test_every_handler_belongs_to_a_service():
+    folders = {path.parent.name for path in ROOT.glob("functions/*/app.py")}
+    assert {folder for folder in folders if folder.split("_", 1)[0] not in SERVICES} == set()

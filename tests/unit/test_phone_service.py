@@ -7,13 +7,14 @@ from ott.accounts import ConfirmedPhone
 from ott.errors import InvalidValue
 from ott.phoneconfirm.channels import StageMessage, run_stage
 from ott.phoneconfirm.fakes import fake_providers, outbox
+from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.ports import ProviderUnavailable
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import Caller, RequestError, check_code, confirm, verify
 from ott.phoneconfirm.settings import PhoneSettings
 from tests.unit.fakes import Clock, InMemoryRecordStore
 
-KEY = b"unit-test-code-key"
+KEYS = PhoneKeys(codes=b"unit-test-code-key")
 
 
 class RecordingOrchestrator:
@@ -52,14 +53,14 @@ class Phone:
         self.tokens += 1
         token = f"token-{self.tokens}"
         message = StageMessage(request_id, stage, token)
-        run_stage(self.store, self.providers, self.orchestrator, self.settings, KEY, message, self.clock.now)
+        run_stage(self.store, self.providers, self.orchestrator, self.settings, KEYS, message, self.clock.now)
         return token
 
     def verify(self, request_id, **who):
         return verify(self.store, self.orchestrator, self.settings, self.caller(**who), request_id)
 
     def check(self, request_id, code, **who):
-        return check_code(self.store, self.orchestrator, self.settings, KEY, self.caller(**who), request_id, code)
+        return check_code(self.store, self.orchestrator, self.settings, KEYS, self.caller(**who), request_id, code)
 
     def code(self, phone: str) -> str:
         return outbox(phone)[0]["code"]

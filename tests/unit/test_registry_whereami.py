@@ -138,3 +138,16 @@ def test_locate_gives_other_services_what_whereami_detects(store, ip):
     answer, location = ask(store, ip), locate(store, ip)
     assert location.contractor_id == (answer.contractor.contractor_id if answer.contractor else None)
     assert location.territory_ids == [t.territory_id for t in answer.territories]
+    assert location.lineage_ids == {node.territory_id for t in answer.territories for node in lineage(t)}
+
+
+def lineage(territory):
+    while territory is not None:
+        yield territory
+        territory = territory.parent
+
+
+def test_locate_names_the_territories_with_their_ancestors_in_three_reads(store):
+    location = locate(store, "198.51.100.20")
+    assert (location.territory_ids, location.lineage_ids) == ([7], {7, 6, 1})
+    assert sum(store.reads.values()) <= 3

@@ -1,14 +1,17 @@
 """One stage of the fallback, as the channel worker runs it: send through the stage's providers, record
 what was sent on the request, and tell the state machine when the stage can end now."""
 
+import json
 from dataclasses import dataclass
 
+from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.ports import DeliveryFailed, Providers, ProviderUnavailable, PushStatus
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import begin_channel, code_hash, mark_confirmed, new_code
 from ott.phoneconfirm.settings import PhoneSettings
-from ott.recordstore import ConcurrentChange, RecordStore, changed
+from ott.phoneconfirm.store import PhoneStore
+from ott.recordstore import ConcurrentChange, changed
 
 PUSH_TEXT = "Подтвердите номер телефона для входа в ТВ-приложение"
 
@@ -19,9 +22,16 @@ def code_text(code: str) -> str:
 
 @dataclass(frozen=True)
 class StageMessage:
+    """What the state machine puts on the channel queue for each stage (statemachines/phone_confirmation.asl.json)."""
+
     request_id: str
     stage: int
     task_token: str
+
+    @classmethod
+    def parse(cls, body: str) -> "StageMessage":
+        fields = json.loads(body)
+        return cls(str(fields["request_id"]), int(fields["stage"]), str(fields["task_token"]))
 
 
 @dataclass(frozen=True)
@@ -31,11 +41,11 @@ class Sent:
 
 
 def run_stage(
-    store: RecordStore,
+    store: PhoneStore,
     providers: Providers,
     orchestrator: Orchestrator,
     settings: PhoneSettings,
-    key: bytes,
+    keys: PhoneKeys,
     message: StageMessage,
     now: int,
 ) -> None:
@@ -60,7 +70,7 @@ def run_stage(
         request.task_token = message.task_token
         if sent.code is not None:
             request.code_input = "4_digit_code"
-            request.code_hash = code_hash(key, request.request_id, sent.code)
+            request.code_hash = code_hash(keys.codes, request.request_id, sent.code)
         try:
             if sent.confirmed:
                 mark_confirmed(store, orchestrator, request)

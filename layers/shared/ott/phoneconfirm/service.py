@@ -12,12 +12,20 @@ from dataclasses import dataclass
 from ott.accounts import ConfirmedPhone
 from ott.netaddr import subscriber_key
 from ott.phoneconfirm.keys import PhoneKeys
-from ott.phoneconfirm.models import CheckCodeReply, ConfirmReply, VerifyReply
+from ott.phoneconfirm.models import (
+    CheckCodeReply,
+    CheckCodeRequest,
+    ConfirmReply,
+    ConfirmRequest,
+    VerifyReply,
+    VerifyRequest,
+)
 from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.phone import normalize
 from ott.phoneconfirm.records import CHANNELS, SUPPORT_STAGE, ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
-from ott.recordstore import ConcurrentChange, RecordStore, changed, count_this_hour, created, replaced
+from ott.phoneconfirm.store import PhoneStore
+from ott.recordstore import ConcurrentChange, changed, count_this_hour, created, replaced
 
 CODE_INPUT = {1: "no_code", 2: "4_digit_code", 3: "4_digit_code"}
 
@@ -46,7 +54,7 @@ def new_code() -> str:
     return f"{secrets.randbelow(10_000):04d}"
 
 
-def load(store: RecordStore, request_id: str | int, caller: Caller) -> ConfirmationRequest:
+def load(store: PhoneStore, request_id: str | int, caller: Caller) -> ConfirmationRequest:
     """The caller's own live request; a request of another account is not found."""
     request = store.get(ConfirmationRequest, str(request_id))
     if request is None or request.account_id != caller.account_id:
@@ -59,7 +67,7 @@ def load(store: RecordStore, request_id: str | int, caller: Caller) -> Confirmat
 
 
 def confirm(
-    store: RecordStore,
+    store: PhoneStore,
     orchestrator: Orchestrator,
     settings: PhoneSettings,
     caller: Caller,
@@ -84,7 +92,7 @@ def confirm(
 
 
 def start(
-    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, phone: str
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, phone: str
 ) -> ConfirmReply:
     request = ConfirmationRequest(
         request_id=str(secrets.randbelow(2**63 - 1) + 1),
@@ -100,7 +108,7 @@ def start(
 
 
 def switch(
-    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest, now: int
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest, now: int
 ) -> ConfirmReply:
     """The client asks for the next channel: end the waiting stage; the execution starts the next one."""
     token = request.task_token
@@ -143,7 +151,7 @@ def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: in
     )
 
 
-def limit(store: RecordStore, settings: PhoneSettings, caller: Caller, phone: str) -> None:
+def limit(store: PhoneStore, settings: PhoneSettings, caller: Caller, phone: str) -> None:
     for name, per_hour in (
         (f"confirm-phone#{phone}", settings.per_phone_per_hour),
         (f"confirm-account#{caller.account_id}", settings.per_account_per_hour),
@@ -154,7 +162,7 @@ def limit(store: RecordStore, settings: PhoneSettings, caller: Caller, phone: st
 
 
 def verify(
-    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
 ) -> VerifyReply:
     request = load(store, request_id, caller)
     if not request.confirmed:
@@ -165,14 +173,14 @@ def verify(
 
 
 def close_expired_channel(
-    store: RecordStore, orchestrator: Orchestrator, request: ConfirmationRequest, now: int
+    store: PhoneStore, orchestrator: Orchestrator, request: ConfirmationRequest, now: int
 ) -> None:
     """Past the channel's verify ttl the channel is spent, and the execution moves to the next one."""
     if request.channel_over is None and request.verify_until <= now:
         spend_channel(store, orchestrator, request, "verify_expired")
 
 
-def spend_channel(store: RecordStore, orchestrator: Orchestrator, request: ConfirmationRequest, reason: str) -> None:
+def spend_channel(store: PhoneStore, orchestrator: Orchestrator, request: ConfirmationRequest, reason: str) -> None:
     token = request.task_token
     request.channel_over = reason
     request.task_token = None
@@ -194,10 +202,10 @@ def verify_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int
 
 
 def check_code(
-    store: RecordStore,
+    store: PhoneStore,
     orchestrator: Orchestrator,
     settings: PhoneSettings,
-    key: bytes,
+    keys: PhoneKeys,
     caller: Caller,
     request_id: str | int,
     code: str,
@@ -211,7 +219,7 @@ def check_code(
         if request.channel_over:
             raise RequestError(request.channel_over, request)
         try:
-            if hmac.compare_digest(request.code_hash, code_hash(key, request.request_id, code)):
+            if hmac.compare_digest(request.code_hash, code_hash(keys.codes, request.request_id, code)):
                 mark_confirmed(store, orchestrator, request)
                 return CheckCodeReply(result="ok")
             return count_wrong_code(store, orchestrator, settings, request)
@@ -221,7 +229,7 @@ def check_code(
 
 
 def count_wrong_code(
-    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest
 ) -> CheckCodeReply:
     request.error_attempts += 1
     if request.error_attempts >= settings.max_attempts:
@@ -231,7 +239,7 @@ def count_wrong_code(
     return CheckCodeReply(result="error")
 
 
-def mark_confirmed(store: RecordStore, orchestrator: Orchestrator | None, request: ConfirmationRequest) -> None:
+def mark_confirmed(store: PhoneStore, orchestrator: Orchestrator | None, request: ConfirmationRequest) -> None:
     """The request is confirmed and the account's phone recorded, together; the execution ends."""
     token = request.task_token
     request.confirmed = True
@@ -243,7 +251,7 @@ def mark_confirmed(store: RecordStore, orchestrator: Orchestrator | None, reques
         orchestrator.advance(token, "confirmed")
 
 
-def confirm_by_support(store: RecordStore, request_id: str) -> ConfirmationRequest:
+def confirm_by_support(store: PhoneStore, request_id: str) -> ConfirmationRequest:
     """Technical support checked the number by other means (stage 4): mark it confirmed."""
     request = store.get(ConfirmationRequest, request_id)
     if request is None:
@@ -257,25 +265,20 @@ def confirm_by_support(store: RecordStore, request_id: str) -> ConfirmationReque
 
 
 def answer_confirm(
-    store: RecordStore,
-    orchestrator: Orchestrator,
-    settings: PhoneSettings,
-    caller: Caller,
-    phone_text: str,
-    request_id: str | None,
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, body: ConfirmRequest
 ) -> ConfirmReply:
     try:
-        return confirm(store, orchestrator, settings, caller, phone_text, request_id)
+        return confirm(store, orchestrator, settings, caller, body.phone, body.request_id)
     except RequestError as error:
         shown = error.request or ConfirmationRequest(request_id="", sent_at=caller.now, expires_at=caller.now)
         return confirm_reply(shown, settings, caller.now, error.code)
 
 
 def answer_verify(
-    store: RecordStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, body: VerifyRequest
 ) -> VerifyReply:
     try:
-        return verify(store, orchestrator, settings, caller, request_id)
+        return verify(store, orchestrator, settings, caller, body.request_id)
     except RequestError as error:
         return verify_reply(
             error.request or ConfirmationRequest(verify_until=caller.now), settings, caller.now, error.code
@@ -283,15 +286,14 @@ def answer_verify(
 
 
 def answer_check_code(
-    store: RecordStore,
+    store: PhoneStore,
     orchestrator: Orchestrator,
     settings: PhoneSettings,
     keys: PhoneKeys,
     caller: Caller,
-    request_id: str | int,
-    code: str,
+    body: CheckCodeRequest,
 ) -> CheckCodeReply:
     try:
-        return check_code(store, orchestrator, settings, keys.codes, caller, request_id, code)
+        return check_code(store, orchestrator, settings, keys, caller, body.request_id, body.code)
     except RequestError as error:
         return CheckCodeReply(result="error", error=error.code)

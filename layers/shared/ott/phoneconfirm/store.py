@@ -3,6 +3,7 @@
 
 import json
 from functools import cache
+from typing import Any
 
 from ott.accounts import ConfirmedPhone
 from ott.aws import client
@@ -13,13 +14,20 @@ from ott.phoneconfirm.orchestration import StepFunctions
 from ott.phoneconfirm.ports import Providers
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
-from ott.recordstore import DynamoRecordStore
+from ott.recordstore import DynamoRecordStore, RecordStore
+
+# The port the domain uses: versioned records (ott.recordstore), the requests and the confirmed phone.
+PhoneStore = RecordStore
+
+
+def phone_records(dynamodb: Any, table: str, auth_table: str) -> DynamoRecordStore:
+    tables = {ConfirmationRequest: table, ConfirmedPhone: auth_table}
+    return DynamoRecordStore(dynamodb, tables, counter_table=table)
 
 
 def phone_store() -> DynamoRecordStore:
     settings = load_settings(PhoneSettings)
-    tables = {ConfirmationRequest: settings.table, ConfirmedPhone: settings.auth_table}
-    return DynamoRecordStore(client("dynamodb"), tables, counter_table=settings.table)
+    return phone_records(client("dynamodb"), settings.table, settings.auth_table)
 
 
 def step_functions() -> StepFunctions:

@@ -1,7 +1,9 @@
 """Where a client is: its contractor and territories, detected from its address by the registry's prefixes.
 
-This is the registry's one public domain function for other services (the programme guide and the launcher
-need the caller's territory and contractor): they call `locate` with a registry store, nothing else of it.
+This is what the registry publishes to other services (the programme guide and the launcher need the caller's
+territory and contractor): `locate`, its `Location`, and the store it reads (`RegistryStore`, built by
+`registry_store()`); nothing else of the registry (docs/adding-a-service.md). `whereami` detects with the same
+helpers, folding these reads into its own.
 """
 
 from dataclasses import dataclass
@@ -9,7 +11,9 @@ from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
 from ott.errors import InvalidInput
 from ott.registry.catalog import CatalogIndex, PrefixEntry, prefix_key
-from ott.registry.store import RegistryStore
+from ott.registry.store import RegistryStore, registry_store
+
+__all__ = ["Location", "RegistryStore", "locate", "registry_store"]
 
 Address = IPv4Address | IPv6Address
 
@@ -21,20 +25,26 @@ class Location:
 
     contractor_id: int | None
     territory_ids: list[int]
+    # Those territories and every ancestor of each: what "offered in territory X" is matched against.
+    lineage_ids: frozenset[int]
 
 
 def locate(store: RegistryStore, source_ip: str) -> Location:
-    """At most three reads: the index, the prefixes that could hold the address (the longest one wins), and
-    the contractor when that prefix names no territory of its own."""
-    address = parse_address(source_ip)
-    prefix = longest(store.select(prefix_keys=candidate_keys(address, store.index())).prefixes)
+    """Three reads: the index, the prefixes that could hold the address, and the territories of the one that
+    does (a prefix bound to no territory has its contractor's, resolved when the catalogue was loaded)."""
+    prefix = network_of(store, parse_address(source_ip))
     if prefix is None:
-        return Location(contractor_id=None, territory_ids=[])
-    territory_ids = list(prefix.territories)
-    if not territory_ids:
-        contractor = store.select(contractor_ids=[prefix.contractor]).contractors.get(prefix.contractor)
-        territory_ids = list(contractor.territories) if contractor else []
-    return Location(contractor_id=prefix.contractor, territory_ids=territory_ids)
+        return Location(contractor_id=None, territory_ids=[], lineage_ids=frozenset())
+    nodes = store.select(territory_ids=prefix.territories).territories.values()
+    lineage = {ancestor.territory_id for node in nodes for ancestor in (node, *node.lineage)}
+    return Location(
+        contractor_id=prefix.contractor, territory_ids=list(prefix.territories), lineage_ids=frozenset(lineage)
+    )
+
+
+def network_of(store: RegistryStore, address: Address) -> PrefixEntry | None:
+    """The longest known prefix that holds the address, in two reads (the index, then the candidates)."""
+    return longest(store.select(prefix_keys=candidate_keys(address, store.index())).prefixes)
 
 
 def parse_address(text: str) -> Address:

@@ -14,7 +14,7 @@ from ott.registry.catalog import (
     ServiceEntry,
     TerritoryNode,
 )
-from ott.registry.location import candidate_keys, locate, longest, parse_address, public_address
+from ott.registry.location import candidate_keys, longest, network_of, parse_address, public_address
 from ott.registry.models import (
     APIInfo,
     ApiType,
@@ -200,10 +200,10 @@ def offers_all(index: CatalogIndex, contractor_id: int, types: list[ServiceType]
 
 
 def detect_contractor(store: RegistryStore, client: Client) -> ContractorEntry | None:
-    contractor_id = locate(store, client.source_ip).contractor_id
-    if contractor_id is None:
+    prefix = network_of(store, parse_address(client.source_ip))
+    if prefix is None:
         return None
-    return store.select(contractor_ids=[contractor_id]).contractors.get(contractor_id)
+    return store.select(contractor_ids=[prefix.contractor]).contractors.get(prefix.contractor)
 
 
 def list_areas(store: RegistryStore, area: int | None, client: Client) -> AreaList:
