@@ -7,10 +7,14 @@ INSTALLED := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
+# checkov pins its own set of everything (boto3, pydantic...): it gets a virtualenv of its own too.
+CHECKOV_VENV := .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_VERSION := 3.3.30
 PORT ?= 3000
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test lint typecheck pytest bench validate deploy clean
+.PHONY: run test lint typecheck checkov pytest bench validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,13 +27,17 @@ $(SAM):
 	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/pip install --quiet aws-sam-cli==$(SAM_VERSION)
 
+$(CHECKOV):
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet checkov==$(CHECKOV_VERSION)
+
 ## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it)
 run: $(INSTALLED)
 	PORT=$(PORT) $(BIN)/python -m local
 
-## test: lint (ruff, cfn-lint, sam validate --lint, sam build), then every test: unit, integration
+## test: lint (ruff, cfn-lint), mypy, checkov, sam validate --lint and sam build, then every test: unit, integration
 ## against moto, the local stack over HTTP
-test: lint typecheck validate pytest
+test: lint typecheck checkov validate pytest
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -40,10 +48,15 @@ lint: $(INSTALLED)
 typecheck: $(INSTALLED)
 	$(BIN)/mypy
 
+## checkov: the IaC scanner over template.yaml; .checkov.yaml lists the skipped checks and why
+checkov: $(CHECKOV)
+	$(CHECKOV) --config-file .checkov.yaml
+
 pytest: $(INSTALLED)
 	$(BIN)/pytest
 
-## bench: cold-init ratio of every function, the zipped layer size, DynamoDB calls per request, token CPU
+## bench: cold-init ratio of every function, the zipped layer's size (and that it works beside the runtime's
+## boto3), DynamoDB calls per request, token CPU
 bench: $(INSTALLED) validate
 	$(BIN)/python -m bench
 
@@ -57,4 +70,4 @@ deploy: validate
 	$(SAM) deploy --guided
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .aws-sam .pytest_cache .ruff_cache .hypothesis

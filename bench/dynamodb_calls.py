@@ -7,10 +7,10 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlencode
 
-from bench import QUIET
+from bench import QUIET, quiet
 from local.template import REGION, Template
 
 REGISTRY_BARS = {"registry_whereami": 3}
@@ -43,7 +43,7 @@ def report_dynamodb_calls() -> int:
     failures = 0
     print("\nDynamoDB calls per request (demo data in moto)")
     print(f"{'request':40} {'calls':>5}  operations")
-    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), quiet() as table:
         reset_clients()
         reset_settings()
         create_all(template, client)
@@ -58,7 +58,7 @@ def report_dynamodb_calls() -> int:
                 return handler(sample_event(folder), context(folder))
 
             calls, _ = measure(run)
-            failures += show(folder, calls, REGISTRY_BARS.get(folder))
+            failures += show(table, folder, calls, REGISTRY_BARS.get(folder))
 
         token = importlib.import_module("functions.auth_token.app").lambda_handler
 
@@ -72,12 +72,12 @@ def report_dynamodb_calls() -> int:
                 return grant(**fields)
 
             calls, reply = measure(request)
-            failures += show(f"token {name}", calls, TOKEN_BAR)
+            failures += show(table, f"token {name}", calls, TOKEN_BAR)
             if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
                 raise RuntimeError(f"token {name}: {reply['body']}")
         for name, call in phone_requests(template):
             calls, _ = measure(call)
-            failures += show(name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)
+            failures += show(table, name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)
     return failures
 
 
@@ -151,10 +151,10 @@ def token_requests(grant: Callable[..., dict]):
     yield "vendor:device_code (authorized)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
 
 
-def show(name: str, calls: Counter[str], bar: int | None) -> int:
+def show(table: TextIO, name: str, calls: Counter[str], bar: int | None) -> int:
     total = sum(calls.values())
     missed = (bar is not None and total > bar) or "Scan" in calls
     verdict = "MISSED" if missed else ("ok" if bar is not None else "")
     detail = ", ".join(f"{operation} x{count}" for operation, count in sorted(calls.items())) or "none"
-    print(f"{name:40} {total:5}  {detail} {f'(bar <= {bar})' if bar else ''} {verdict}")
+    print(f"{name:40} {total:5}  {detail} {f'(bar <= {bar})' if bar else ''} {verdict}", file=table)
     return int(missed)

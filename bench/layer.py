@@ -1,12 +1,55 @@
-"""The shared layer as Lambda gets it: the size of the zip `sam build` (`make validate`) prepares."""
+"""The shared layer as Lambda gets it: the size of the zip `sam build` (`make validate`) prepares, and whether
+it imports every function beside only what the python3.11 runtime provides."""
 
 import io
+import re
+import subprocess
+import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT_LAYER = ROOT / ".aws-sam" / "build" / "SharedLayer"
+LAYER_MAKEFILE = ROOT / "layers" / "shared" / "Makefile"
 BAR_MB = 50  # Lambda's limit for a directly uploaded zip; the unzipped limit (250 MB) is shared with the code
+# In a bare interpreter (-I -S), as Lambda's sys.path: every handler, then what the first AWS call imports.
+IMPORT_EVERYTHING = """
+import importlib.util, sys
+sys.path[:0] = sys.argv[1:3]
+for path in sorted(__import__("pathlib").Path("functions").glob("*/app.py")):
+    spec = importlib.util.spec_from_file_location(path.parent.name, path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+from ott.observability import trace_outgoing_calls
+trace_outgoing_calls()
+import boto3
+"""
+
+
+def runtime_packages() -> list[str]:
+    """The packages layers/shared/Makefile leaves out because the runtime has them."""
+    definition = re.search(r"^RUNTIME_PROVIDED :=((?:.*\\\n)*.*)$", LAYER_MAKEFILE.read_text(), re.MULTILINE)
+    if definition is None:
+        raise RuntimeError(f"RUNTIME_PROVIDED is missing from {LAYER_MAKEFILE}")
+    names = definition.group(1).replace("\\\n", " ").split()
+    return [name for name in names if "-" not in name and name != "bin"]
+
+
+def imports_beside_the_runtime() -> str:
+    """'' when the built layer imports every function with only the runtime's packages beside it, else why not."""
+    import boto3  # the dev environment's copy stands for the runtime's
+
+    site_packages = Path(boto3.__file__).parent.parent
+    with tempfile.TemporaryDirectory() as runtime:
+        for name in runtime_packages():
+            (Path(runtime) / name).symlink_to(site_packages / name)
+        run = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", IMPORT_EVERYTHING, str(BUILT_LAYER / "python"), runtime],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+    return "" if run.returncode == 0 else run.stderr.strip().splitlines()[-1]
 
 
 def report_layer_size() -> int:
@@ -24,4 +67,6 @@ def report_layer_size() -> int:
     missed = zipped_mb > BAR_MB or any(name in packages for name in ("botocore", "boto3"))
     print(f"\nShared layer (sam build): {zipped_mb:.1f} MB zipped, {unzipped_mb:.1f} MB unzipped (bar <= {BAR_MB} MB,")
     print(f"  no boto3/botocore of its own) {'MISSED' if missed else 'ok'}")
-    return int(missed)
+    failure = imports_beside_the_runtime()
+    print(f"  every function imports with only the runtime's packages beside it: {failure or 'ok'}")
+    return int(missed) + int(bool(failure))

@@ -3,21 +3,31 @@
 import logging
 import os
 import signal
-import threading
+import time
+from typing import NoReturn
 
 from local.stack import LocalStack
+
+# The main thread naps rather than waiting on a lock without a timeout: Python runs a signal's handler only
+# when the main thread runs, and a signal landing just as it entered such a wait left `make run` asleep
+# for good.
+NAP_SECONDS = 0.1
+
+
+def interrupt(*_: object) -> NoReturn:
+    raise KeyboardInterrupt
 
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    signal.signal(signal.SIGTERM, interrupt)  # SIGTERM stops the stack as Ctrl-C does, even while it starts
     stack = LocalStack(port=int(os.environ.get("PORT", "3000")))
-    stack.start()
-    print(stack.banner(), flush=True)
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
-        stopped.wait()
+        stack.start()
+        print(stack.banner(), flush=True)
+        while True:
+            time.sleep(NAP_SECONDS)
     except KeyboardInterrupt:
         pass
     finally:

@@ -4,6 +4,7 @@ handler in-process with a REST proxy event and a Lambda context."""
 import base64
 import importlib
 import json
+import logging
 import re
 import threading
 import time
@@ -20,6 +21,8 @@ from werkzeug.wrappers import Request, Response
 
 from local.openapi import openapi_document
 from local.template import ACCOUNT, ANY_METHODS, REGION, Authorizer, Function, Route, Template
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -63,6 +66,23 @@ def handler_of(function: Function) -> Callable[[dict, Any], dict]:
     return getattr(importlib.import_module(function.module), function.attribute)
 
 
+@dataclass(frozen=True)
+class GatewayError:
+    """A reply API Gateway makes itself: its response type, the status it has when the template sets none,
+    and its `$context.error.message`."""
+
+    kind: str
+    status: int
+    message: str
+
+
+MISSING_ROUTE = GatewayError("MISSING_AUTHENTICATION_TOKEN", 403, "Missing Authentication Token")
+NO_TOKEN = GatewayError("UNAUTHORIZED", 401, "Unauthorized")
+DENIED = GatewayError("ACCESS_DENIED", 403, "User is not authorized to access this resource")
+AUTHORIZER_FAILED = GatewayError("AUTHORIZER_FAILURE", 500, "Internal server error")
+FUNCTION_FAILED = GatewayError("DEFAULT_5XX", 502, "Internal server error")  # a Lambda proxy that raised
+
+
 class Gateway:
     def __init__(
         self, template: Template, base_url: str, dev_routes: dict[str, Callable[[Request], Response]] | None = None
@@ -70,6 +90,7 @@ class Gateway:
         self.dev_routes = dev_routes or {}
         self.functions = {f.logical_id: f for f in template.functions()}
         self.authorizers = template.authorizers()
+        self.gateway_responses = template.gateway_responses()
         self.routes = [route for f in self.functions.values() for route in f.routes]
         self.base_url = base_url
         # As in API Gateway, a path picks its resource first, then the resource picks the method:
@@ -91,23 +112,22 @@ class Gateway:
 
     def dispatch(self, request: Request) -> Response:
         adapter = self.url_map.bind_to_environ(request.environ)
+        accept = request.headers.get("Accept", "")
         try:
             endpoint, values = adapter.match()
         except NotFound:
-            return error_response(404, "not_found", "no such resource")
+            return self.gateway_response(MISSING_ROUTE, accept)
         except HTTPException as error:
-            return error_response(error.code or 400, "bad_request", error.description or "bad request")
+            problem = GatewayError("DEFAULT_4XX", error.code or 400, error.description or "Bad Request")
+            return self.gateway_response(problem, accept)
         if endpoint == "openapi":
             return json_response(self.openapi())
         if endpoint.startswith("dev:"):
             return self.dev_routes[endpoint[4:]](request)
         methods = self.resources[endpoint]
         route = methods.get(request.method) or (methods.get("ANY") if request.method in ANY_METHODS else None)
-        if route is None:
-            response = error_response(405, "method_not_allowed", "this resource does not accept that method")
-            allowed = [m for name in methods for m in (ANY_METHODS if name == "ANY" else [name])]
-            response.headers["Allow"] = ", ".join(sorted(allowed))
-            return response
+        if route is None:  # a method the resource lacks: API Gateway answers as for a path it lacks
+            return self.gateway_response(MISSING_ROUTE, accept)
         return self.invoke(route, values, request)
 
     def openapi(self) -> dict:
@@ -125,8 +145,12 @@ class Gateway:
             if refusal is not None:
                 return refusal
         context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
-        with INVOCATION:
-            reply = handler_of(function)(event, context)
+        try:
+            with INVOCATION:
+                reply = handler_of(function)(event, context)
+        except Exception:
+            LOG.exception("%s raised", function.logical_id)
+            return self.gateway_response(FUNCTION_FAILED, request.headers.get("Accept", ""))
         body = reply.get("body") or ""
         data = base64.b64decode(body) if reply.get("isBase64Encoded") else body.encode("utf-8")
         response = Response(data, status=reply.get("statusCode", 200))
@@ -138,8 +162,8 @@ class Gateway:
         return response
 
     def authorize(self, authorizer: Authorizer, event: dict[str, Any]) -> Response | None:
-        """Run a REQUEST authorizer as API Gateway does: a raised "Unauthorized" and a Deny are answered with
-        the template's gateway responses; an Allow passes its context on to the function."""
+        """Run a REQUEST authorizer as API Gateway does: a raised "Unauthorized", a Deny and any other failure
+        are answered with the template's gateway responses; an Allow passes its context on to the function."""
         function = self.functions[authorizer.function]
         method_arn = f"arn:aws:execute-api:{REGION}:{ACCOUNT}:local/local/{event['httpMethod']}{event['path']}"
         request = {**event, "type": "REQUEST", "methodArn": method_arn}
@@ -150,26 +174,43 @@ class Gateway:
                 decision = handler_of(function)(request, context)
         except Exception as error:
             if str(error) == "Unauthorized":
-                return gateway_response(authorizer.unauthorized, 401, accept)
-            raise
+                return self.gateway_response(NO_TOKEN, accept)
+            LOG.exception("authorizer %s raised", authorizer.function)
+            return self.gateway_response(AUTHORIZER_FAILED, accept)
         statements = decision.get("policyDocument", {}).get("Statement", [])
         if not statements or any(statement.get("Effect") != "Allow" for statement in statements):
-            return gateway_response(authorizer.access_denied, 403, accept)
+            return self.gateway_response(DENIED, accept)
         event["requestContext"]["authorizer"] = {**decision.get("context", {}), "principalId": decision["principalId"]}
         return None
 
+    def gateway_response(self, error: GatewayError, accept: str) -> Response:
+        """The template's GatewayResponses entry for the type, else its DEFAULT_4XX or DEFAULT_5XX (which every
+        type inherits from), else API Gateway's own `{"message": ...}`: status, static headers ('quoted')
+        and the body template of the type the request accepts."""
+        family = "DEFAULT_5XX" if error.status >= 500 else "DEFAULT_4XX"
+        spec = self.gateway_responses.get(error.kind) or self.gateway_responses.get(family) or {}
+        templates = spec.get("ResponseTemplates") or {"application/json": '{"message":$context.error.messageString}'}
+        content_type = template_type(templates, accept)
+        body = (
+            templates[content_type]
+            .replace("$context.error.messageString", json.dumps(error.message))
+            .replace("$context.error.message", error.message)
+        )
+        response = Response(body, status=int(spec.get("StatusCode") or error.status), content_type=content_type)
+        for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items():
+            response.headers[name] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
+        response.headers["Date"] = formatdate(usegmt=True)
+        return response
 
-def gateway_response(spec: dict[str, Any], default_status: int, accept: str = "") -> Response:
-    """A GatewayResponses entry of the template: its status, static headers ('quoted') and the template
-    of the type the request accepts, JSON when it names none of the template's types (as API Gateway)."""
-    templates = spec.get("ResponseTemplates", {})
-    content_type = next((kind for kind in templates if kind in accept), "application/json")
-    body = templates.get(content_type, "")
-    response = Response(body, status=int(spec.get("StatusCode", default_status)), content_type=content_type)
-    for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items():
-        response.headers[name] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
-    response.headers["Date"] = formatdate(usegmt=True)
-    return response
+
+def template_type(templates: Mapping[str, str], accept: str) -> str:
+    """API Gateway's choice of a mapping template: the media type the Accept header names (parameters aside),
+    else application/json, else the first; a client that sends no Accept gets JSON."""
+    for media_range in accept.split(","):
+        media_type = media_range.split(";", 1)[0].strip().lower()
+        if media_type in templates:
+            return media_type
+    return "application/json" if "application/json" in templates else next(iter(templates))
 
 
 def proxy_event(route: Route, values: Mapping[str, Any], request: Request) -> dict[str, Any]:

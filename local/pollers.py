@@ -9,11 +9,14 @@ from typing import Any
 from local.gateway import INVOCATION, LambdaContext, handler_of
 from local.template import REGION, Function, Template
 
+POLL_INTERVAL = 0.1  # seconds between receives on an empty queue
 
-def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function, wait_seconds: int = 0) -> int:
-    """One receive-invoke-delete round; returns how many messages were handled."""
+
+def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int:
+    """One receive-invoke-delete round; returns how many messages were handled. It never long-polls: the
+    emulator answers one request at a time, and a long poll would hold it (local.emulator)."""
     messages = sqs.receive_message(
-        QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds, AttributeNames=["All"]
+        QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0, AttributeNames=["All"]
     ).get("Messages", [])
     if not messages:
         return 0
@@ -62,12 +65,13 @@ class QueuePollers:
     def _poll(self, queue_url: str, queue_arn: str, function: Function) -> None:
         while not self._stop.is_set():
             try:
-                deliver(self._sqs, queue_url, queue_arn, function, wait_seconds=1)
+                if not deliver(self._sqs, queue_url, queue_arn, function):
+                    self._stop.wait(POLL_INTERVAL)
             except Exception:  # keep polling, as the event source mapping does
                 self._stop.wait(1)
 
     def stop(self, within: float = 0.3) -> None:
-        """Stop polling; a poll still waiting on its queue is left to end with the process (daemon threads)."""
+        """Stop polling; an invocation still running is left to end with the process (daemon threads)."""
         self._stop.set()
         deadline = time.monotonic() + within
         for thread in self._threads:

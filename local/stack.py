@@ -7,10 +7,10 @@ import socket
 import threading
 import urllib.request
 
-from moto.server import ThreadedMotoServer
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
+from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
 from local.pollers import QueuePollers
 from local.resources import create_all
@@ -43,7 +43,7 @@ class LocalStack:
         self.host, self.port = host, port
         self.base_url = f"http://{host}:{port}"
         self.template = Template()
-        self._moto: ThreadedMotoServer | None = None
+        self._emulator: Emulator | None = None
         self._http: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self._pollers: QueuePollers | None = None
@@ -72,23 +72,23 @@ class LocalStack:
         if self._pollers is not None:
             self._pollers.stop()
         if self._http is not None:
-            self._http.shutdown()
+            if self._thread is not None and self._thread.is_alive():  # shutdown() waits for serve_forever()
+                self._http.shutdown()
             self._http.server_close()
-        if self._moto is not None:
-            self._moto.stop()
+        if self._emulator is not None:
+            self._emulator.stop()
 
     def _start_emulator(self) -> None:
-        port = free_port()
-        self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-        self._moto.start()
-        endpoint = f"http://127.0.0.1:{port}"
+        self._emulator = Emulator()
+        self._emulator.start()
+        endpoint = self._emulator.url
         os.environ.update(
             {
                 "AWS_ENDPOINT_URL": endpoint,
                 "AWS_ACCESS_KEY_ID": "local",
                 "AWS_SECRET_ACCESS_KEY": "local",
                 "AWS_DEFAULT_REGION": REGION,
-                "MOTO_PORT": str(port),  # moto's Step Functions executor calls back into this server
+                "MOTO_PORT": str(self._emulator.port),  # moto's Step Functions executor calls back into this server
                 **self.template.environment(),
             }
         )

@@ -14,6 +14,8 @@ REGION = "us-east-1"
 ACCOUNT = "123456789012"
 # Parameters the local stack and the tests run with: the fake delivery providers (ott.phoneconfirm.fakes).
 LOCAL_PARAMETERS = {"PhoneProviders": "fake"}
+# Set per service in the template; the local stack's one process cannot take them all.
+PER_SERVICE_VARIABLES = ("POWERTOOLS_SERVICE_NAME",)
 # What an API Gateway `ANY` method stands for.
 ANY_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
@@ -29,8 +31,6 @@ class Route:
 @dataclass(frozen=True)
 class Authorizer:
     function: str  # logical id of the authorizer function
-    unauthorized: dict[str, Any]  # the API's gateway responses for a missing token and for a Deny
-    access_denied: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -163,16 +163,18 @@ class Template:
         return None if name in (None, "NONE") else name
 
     def authorizers(self) -> dict[str, Authorizer]:
-        """Every API's Lambda authorizers with the gateway responses that answer for them."""
+        """Every API's Lambda authorizers."""
         found = {}
         for spec in self.of_type("AWS::Serverless::Api").values():
-            props = spec.get("Properties", {})
-            responses = props.get("GatewayResponses", {})
-            for name, authorizer in props.get("Auth", {}).get("Authorizers", {}).items():
-                function = authorizer["FunctionArn"]["Fn::GetAtt"][0]
-                found[name] = Authorizer(
-                    function, responses.get("UNAUTHORIZED", {}), responses.get("ACCESS_DENIED", {})
-                )
+            for name, authorizer in spec.get("Properties", {}).get("Auth", {}).get("Authorizers", {}).items():
+                found[name] = Authorizer(authorizer["FunctionArn"]["Fn::GetAtt"][0])
+        return found
+
+    def gateway_responses(self) -> dict[str, dict[str, Any]]:
+        """The replies API Gateway makes itself, by response type (UNAUTHORIZED, DEFAULT_4XX...)."""
+        found: dict[str, dict[str, Any]] = {}
+        for spec in self.of_type("AWS::Serverless::Api").values():
+            found.update(spec.get("Properties", {}).get("GatewayResponses", {}))
         return found
 
     def queue_consumers(self) -> list[tuple[str, Function]]:
@@ -186,10 +188,13 @@ class Template:
         return found
 
     def environment(self) -> dict[str, str]:
-        """The union of every function's environment; one process serves them all, so none may disagree."""
+        """The union of every function's environment; one process serves them all, so none may disagree
+        (but on the Powertools service name, which names each function's service and is left out)."""
         merged: dict[str, str] = {}
         for function in self.functions():
             for name, value in function.environment.items():
+                if name in PER_SERVICE_VARIABLES:
+                    continue
                 if merged.setdefault(name, value) != value:
                     raise ValueError(f"functions disagree on {name}; the local stack needs one value")
         return merged

@@ -24,12 +24,17 @@ class RunningStack:
 
     def stop(self, signal_number: int = signal.SIGINT, timeout: float = 20) -> int:
         self.process.send_signal(signal_number)  # SIGINT is what Ctrl-C sends
-        return self.process.wait(timeout=timeout)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
 
 
-def start_stack(log: Path) -> RunningStack:
+def start_stack(log: Path, **environment: str) -> RunningStack:
     port = free_port()
-    env = {**os.environ, "PORT": str(port)}
+    env = {**os.environ, **environment, "PORT": str(port)}
     env.pop("AWS_ENDPOINT_URL", None)
     with log.open("w") as sink:
         process = subprocess.Popen(

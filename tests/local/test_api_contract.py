@@ -4,7 +4,7 @@ import pytest
 import requests
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance, unsupported_method
 
 API = schemathesis.pytest.from_fixture("api_schema")
 
@@ -27,7 +27,9 @@ def bearer(stack):
 def test_registry_auth_and_phoneconfirm_routes_honour_the_contract(case, bearer):
     # Ids that are well-formed but name nothing (territory=0, parentTerritoryId=7) are refused with 400:
     # a schema cannot say which ids exist, so the "valid data is accepted" heuristic does not apply.
-    excluded = [positive_data_acceptance]
+    # A method a resource lacks gets API Gateway's MISSING_AUTHENTICATION_TOKEN reply (404 in the template),
+    # never a 405: the local gateway answers as the deployed API does.
+    excluded = [positive_data_acceptance, unsupported_method]
     if case.media_type == "application/xml":
         # In an XML body every value is text: <territoryName>false</territoryName> is a valid name.
         excluded.append(negative_data_rejection)

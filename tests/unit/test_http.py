@@ -95,3 +95,97 @@ def test_a_malformed_json_body_is_a_400():
         reply = accept(event(body=body), Context())
         assert reply["statusCode"] == 400, body
         assert json.loads(reply["body"])["error"] == "bad_request"
+
+
+def emitted_metrics(out: str) -> set[str]:
+    """Names of the metrics in the EMF blobs Powertools printed."""
+    names = set()
+    for line in out.splitlines():
+        try:
+            blob = json.loads(line)
+        except ValueError:
+            continue
+        for directive in blob.get("_aws", {}).get("CloudWatchMetrics", []) if isinstance(blob, dict) else []:
+            names.update(metric["Name"] for metric in directive["Metrics"])
+    return names
+
+
+@pytest.mark.parametrize(
+    ("error", "counted", "not_counted"),
+    [
+        (MethodNotImplemented("x"), "NotImplemented", "ServerErrors"),
+        (RuntimeError("boom"), "ServerErrors", "NotImplemented"),
+    ],
+)
+def test_a_501_for_an_unknown_method_is_not_a_server_error_in_the_metrics(capsys, error, counted, not_counted):
+    @api_handler(reply=None, formats=("json", "xml"))
+    def failing(request):
+        raise error
+
+    failing(event(path="/registry/2/nosuchmethod.json"), Context())
+    names = emitted_metrics(capsys.readouterr().out)
+    assert {"Requests", counted} <= names
+    assert not_counted not in names
+
+
+def accepting_any_json_object():
+    from ott.auth.models import AccountData  # the data tree: any JSON object, the deepest a client can send
+
+    @api_handler(reply=None, payload=AccountData)
+    def accept(request):
+        return None
+
+    return accept
+
+
+def test_the_body_bound_counts_utf8_bytes_not_characters():
+    from ott.http.request import MAX_BODY_BYTES
+
+    accept = accepting_any_json_object()
+    within = json.dumps({"name": "я" * ((MAX_BODY_BYTES - 20) // 2)}, ensure_ascii=False)
+    assert accept(event(body=within), Context())["statusCode"] == 200
+    beyond = json.dumps({"name": "я" * (MAX_BODY_BYTES // 2)}, ensure_ascii=False)  # half as many characters
+    reply = accept(event(body=beyond), Context())
+    assert reply["statusCode"] == 413 and json.loads(reply["body"])["error"] == "payload_too_large"
+
+
+def test_a_base64_body_is_bounded_before_it_is_decoded_and_malformed_base64_is_a_400():
+    import base64
+
+    from ott.http.request import MAX_BODY_BYTES
+
+    accept = accepting_any_json_object()
+    small = base64.b64encode(b'{"a": 1}').decode()
+    assert accept(event(body=small, isBase64Encoded=True), Context())["statusCode"] == 200
+    big = base64.b64encode(b" " * (MAX_BODY_BYTES + 1)).decode()
+    assert accept(event(body=big, isBase64Encoded=True), Context())["statusCode"] == 413
+    assert accept(event(body="not base64!", isBase64Encoded=True), Context())["statusCode"] == 400
+
+
+@pytest.mark.parametrize("depth", [300, 60_000])
+def test_a_deeply_nested_json_body_is_a_400_never_a_500(depth):
+    reply = accepting_any_json_object()(event(body='{"a":' + "[" * depth + "]" * depth + "}"), Context())
+    assert reply["statusCode"] == 400 and json.loads(reply["body"])["error"] == "bad_request"
+
+
+@pytest.mark.parametrize(
+    ("body", "refusal"),
+    [
+        ("<KnownInfo>" + "<a>" * 5_000 + "</a>" * 5_000 + "</KnownInfo>", "nested deeper"),
+        ("<KnownInfo>" + "<a/>" * 20_000 + "</KnownInfo>", "more than 10000 elements"),
+    ],
+    ids=["deep", "many"],
+)
+def test_xml_past_its_depth_or_element_bound_is_a_400_in_xml(body, refusal):
+    from defusedxml.ElementTree import fromstring
+
+    from ott.registry.models import KnownInfo
+
+    @api_handler(reply=None, payload=KnownInfo, formats=("json", "xml"))
+    def accept(request):
+        return None
+
+    reply = accept(event(path="/registry/2/knownInfo.xml", body=body), Context())
+    assert reply["statusCode"] == 400
+    error = fromstring(reply["body"].encode())
+    assert error.findtext("error") == "bad_request" and refusal in error.findtext("error_description")

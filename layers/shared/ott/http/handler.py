@@ -107,8 +107,12 @@ def format_of(path: str, formats: tuple[str, ...]) -> str:
 
 
 def count_reply(status: int) -> None:
+    """A 501 answers a method the platform does not offer: the client's doing, counted apart from the
+    server errors the 5xx alarms watch."""
     metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
-    if status >= 500:
+    if status == 501:
+        metrics.add_metric(name="NotImplemented", unit=MetricUnit.Count, value=1)
+    elif status >= 500:
         metrics.add_metric(name="ServerErrors", unit=MetricUnit.Count, value=1)
     elif status >= 400:
         metrics.add_metric(name="ClientErrors", unit=MetricUnit.Count, value=1)

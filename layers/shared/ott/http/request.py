@@ -130,11 +130,22 @@ MAX_BODY_BYTES = 128 * 1024
 
 
 def body_text(event: dict[str, Any]) -> str:
+    """The body as text, refused over MAX_BODY_BYTES of UTF-8 before anything decodes or parses it further."""
     raw = event.get("body") or ""
+    too_large = PayloadTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
     if event.get("isBase64Encoded"):
-        raw = base64.b64decode(raw).decode("utf-8", errors="replace")
-    if len(raw) > MAX_BODY_BYTES:  # characters: a lower bound of the bytes, checked before any parsing
-        raise PayloadTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
+        if len(raw) > 4 * (MAX_BODY_BYTES // 3 + 1):  # base64 holds 3 bytes in 4 characters
+            raise too_large
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except ValueError:
+            raise InvalidInput("the body is not valid base64") from None
+        if len(data) > MAX_BODY_BYTES:
+            raise too_large
+        return data.decode("utf-8", errors="replace")
+    # A character is 1 to 4 bytes: the cheap count first, the exact one only for what may pass.
+    if len(raw) > MAX_BODY_BYTES or len(raw.encode("utf-8", errors="surrogatepass")) > MAX_BODY_BYTES:
+        raise too_large
     return raw
 
 

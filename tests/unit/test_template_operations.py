@@ -1,0 +1,79 @@
+"""template.yaml as operators need it (issue 7, Operations): every function names its service and keeps its
+logs a bounded time, every queue consumer has a dead-letter queue someone is told about, the auth
+authorizers keep concurrency a registry flood cannot take, and the alarms reach an encrypted topic."""
+
+from typing import Any
+
+import pytest
+
+from local.template import Template
+
+TEMPLATE = Template()
+FUNCTIONS = TEMPLATE.of_type("AWS::Serverless::Function")
+ALARMS = TEMPLATE.of_type("AWS::CloudWatch::Alarm")
+
+
+def properties(logical_id: str) -> dict[str, Any]:
+    return TEMPLATE.resources[logical_id].get("Properties", {})
+
+
+def alarmed_dimensions() -> list[Any]:
+    """The dimension values of every alarm, whether it watches one metric or a metric-math expression."""
+    found = []
+    for alarm in ALARMS.values():
+        props = alarm["Properties"]
+        stats = [props] + [query["MetricStat"]["Metric"] for query in props.get("Metrics", []) if "MetricStat" in query]
+        found += [dimension["Value"] for stat in stats for dimension in stat.get("Dimensions", [])]
+    return found
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_every_function_logs_under_its_own_service_to_a_group_with_retention(logical_id):
+    function = next(f for f in TEMPLATE.functions() if f.logical_id == logical_id)
+    service = function.module.split(".")[1].split("_")[0]  # functions.<service>_<name>.app
+    assert function.environment["POWERTOOLS_SERVICE_NAME"] == service
+    group = properties(logical_id)["LoggingConfig"]["LogGroup"]["Ref"]
+    assert TEMPLATE.resources[group]["Type"] == "AWS::Logs::LogGroup"
+    assert properties(group)["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+def test_every_queue_consumer_has_a_dead_letter_queue_with_a_depth_alarm():
+    assert TEMPLATE.queue_consumers()
+    for queue, _function in TEMPLATE.queue_consumers():
+        dead_letter = properties(queue)["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        assert {"Fn::GetAtt": [dead_letter, "QueueName"]} in alarmed_dimensions()
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_every_function_errors_and_throttles_are_alarmed(logical_id):
+    assert alarmed_dimensions().count({"Ref": logical_id}) == 2
+
+
+def test_the_state_machine_and_the_api_are_alarmed():
+    dimensions = alarmed_dimensions()
+    assert {"Ref": "PhoneConfirmationStateMachine"} in dimensions
+    assert properties("PlatformApi")["Name"] in dimensions
+
+
+def test_the_bearer_authorizers_have_concurrency_of_their_own():
+    """The required-bearer authorizer guards auth and phone routes; the registry's flood reaches only the
+    optional one, and neither can be starved by the other functions, which are capped as well."""
+    globals_ = TEMPLATE.document["Globals"]["Function"]
+    reserved = {"Fn::If": ["ReservesFunctionConcurrency", {"Ref": "FunctionConcurrency"}, {"Ref": "AWS::NoValue"}]}
+    assert globals_["ReservedConcurrentExecutions"] == reserved
+    for authorizer in TEMPLATE.authorizers().values():
+        assert properties(authorizer.function)["ReservedConcurrentExecutions"] == {
+            "Fn::If": ["ReservesAuthorizerConcurrency", {"Ref": "AuthorizerConcurrency"}, {"Ref": "AWS::NoValue"}]
+        }
+
+
+def test_alarms_reach_an_encrypted_topic_and_the_support_topic_is_encrypted():
+    assert all(alarm["Properties"]["AlarmActions"] == [{"Ref": "AlarmTopic"}] for alarm in ALARMS.values())
+    assert properties("AlarmTopic")["KmsMasterKeyId"] == {"Ref": "AlarmKey"}
+    assert properties("SupportTopic")["KmsMasterKeyId"] == "alias/aws/sns"
+
+
+def test_the_api_writes_json_access_logs():
+    setting = properties("PlatformApi")["AccessLogSetting"]
+    assert setting["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogs", "Arn"]}
+    assert '"status": "$context.status"' in setting["Format"]
