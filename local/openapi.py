@@ -14,6 +14,10 @@ from ott.http.reply import CONTENT_TYPES
 REF = "#/components/schemas/{model}"
 DATE_HEADER = {"Date": {"description": "server time, RFC 1123", "schema": {"type": "string"}}}
 LOCATION_HEADER = {"Location": {"description": "where the browser goes next", "schema": {"type": "string"}}}
+CACHE_HEADERS = {
+    "ETag": {"description": "strong validator of this representation", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "how long caches may keep it", "schema": {"type": "string"}},
+}
 FORM = "application/x-www-form-urlencoded"
 
 
@@ -65,10 +69,15 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
         responses[str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
     elif doc.content_type:
         responses[str(doc.success_status)] = reply("success", doc.content_type, {"type": "string"})
+    parameters = [*query_parameters(doc.params), *path_parameters(route.path)]
+    if doc.cache is not None:
+        responses[str(doc.success_status)]["headers"] = {**DATE_HEADER, **CACHE_HEADERS}  # cache: only on replies
+        responses["304"] = {"description": "the client's copy (If-None-Match) is current", "headers": CACHE_HEADERS}
+        parameters.append({"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}})
     op: dict[str, Any] = {
         "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}",
         "summary": doc.summary,
-        "parameters": [*query_parameters(doc.params), *path_parameters(route.path)],
+        "parameters": parameters,
         "responses": responses,
     }
     if doc.payload is not None:

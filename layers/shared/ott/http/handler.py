@@ -10,6 +10,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
 from ott.errors import DomainError, InsufficientScope, Unauthenticated
+from ott.http.caching import CachePolicy, conditional
 from ott.http.errors import error_reply, internal_error_reply
 from ott.http.reply import render
 from ott.http.request import ApiRequest, Reply
@@ -30,6 +31,7 @@ class RouteDoc:
     content_type: str | None = None  # of a reply that is not a model (a page)
     statuses: tuple[int, ...] = ()  # other statuses the route answers with, besides 200/400/500
     scope: str | None = None
+    cache: CachePolicy | None = None
 
 
 # What each API function accepts and returns, by its handler: the OpenAPI document is generated from it.
@@ -48,8 +50,10 @@ def api_handler(
     content_type: str | None = None,
     statuses: tuple[int, ...] = (),
     error_vocabulary: Callable[[DomainError], DomainError] | None = None,
+    cache: CachePolicy | None = None,
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
-    """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints)."""
+    """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints);
+    `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match."""
 
     def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
         @functools.wraps(handle)
@@ -63,6 +67,7 @@ def api_handler(
                 if not isinstance(result, Reply):
                     result = Reply(result, success_status)
                 response = render(result.body, fmt, result.status, result.headers)
+                response = conditional(response, cache, request.headers.get("if-none-match"))
             except DomainError as error:
                 if error_vocabulary is not None:
                     error = error_vocabulary(error)
@@ -86,6 +91,7 @@ def api_handler(
             content_type,
             statuses,
             scope,
+            cache,
         )
         return wrapped
 
