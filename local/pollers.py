@@ -1,14 +1,16 @@
 """What Lambda's SQS event source mappings do, for the local stack and the tests: receive messages,
 invoke the function with an SQS event, delete what it did not report as failed."""
 
+import logging
 import threading
 import time
 import uuid
 from typing import Any
 
 from local.gateway import INVOCATION, LambdaContext, handler_of
-from local.template import REGION, Function, Template
+from local.template import ACCOUNT, REGION, Function, Template
 
+LOG = logging.getLogger(__name__)
 POLL_INTERVAL = 0.1  # seconds between receives on an empty queue
 
 
@@ -76,3 +78,52 @@ class QueuePollers:
         deadline = time.monotonic() + within
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def scheduled_event(function: Function) -> dict[str, Any]:
+    """The event EventBridge sends a `Schedule` target."""
+    return {
+        "version": "0",
+        "id": str(uuid.uuid4()),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": ACCOUNT,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "region": REGION,
+        "resources": [f"arn:aws:events:{REGION}:{ACCOUNT}:rule/{function.logical_id}"],
+        "detail": {},
+    }
+
+
+def run_scheduled(function: Function) -> Any:
+    with INVOCATION:
+        return handler_of(function)(scheduled_event(function), LambdaContext(function.logical_id, str(uuid.uuid4())))
+
+
+class Schedules:
+    """EventBridge schedules do not fire in the emulator: a thread per scheduled function runs it at its
+    template rate, the first time right after start-up (so `make run` shows a schedule's work at once)."""
+
+    def __init__(self, template: Template) -> None:
+        self._entries = template.scheduled_functions()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for function, period in self._entries:
+            thread = threading.Thread(
+                target=self._run, args=(function, period), daemon=True, name=f"schedule-{function.logical_id}"
+            )
+            thread.start()
+            self._threads.append(thread)
+
+    def _run(self, function: Function, period: int) -> None:
+        while not self._stop.is_set():
+            try:
+                run_scheduled(function)
+            except Exception:  # retried at the next tick, as EventBridge would
+                LOG.exception("scheduled run of %s failed", function.logical_id)
+            self._stop.wait(period)
+
+    def stop(self) -> None:
+        self._stop.set()

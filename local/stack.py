@@ -12,7 +12,7 @@ from werkzeug.wrappers import Request, Response
 
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
-from local.pollers import QueuePollers
+from local.pollers import QueuePollers, Schedules
 from local.resources import create_all
 from local.seed import seed_demo
 from local.template import REGION, Template
@@ -47,6 +47,7 @@ class LocalStack:
         self._http: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self._pollers: QueuePollers | None = None
+        self._schedules: Schedules | None = None
 
     def start(self) -> None:
         """Start the emulator, create resources, load demo data, and serve HTTP in a background thread."""
@@ -55,6 +56,8 @@ class LocalStack:
         self._load_demo_data()
         self._pollers = QueuePollers(self.template, client("sqs"))
         self._pollers.start()
+        self._schedules = Schedules(self.template)
+        self._schedules.start()
         self._http = make_server(
             self.host,
             self.port,
@@ -69,6 +72,8 @@ class LocalStack:
         self._thread.start()
 
     def stop(self) -> None:
+        if self._schedules is not None:
+            self._schedules.stop()
         if self._pollers is not None:
             self._pollers.stop()
         if self._http is not None:

@@ -187,6 +187,16 @@ class Template:
                     found.append((event["Properties"]["Queue"]["Fn::GetAtt"][0], function))
         return found
 
+    def scheduled_functions(self) -> list[tuple[Function, int]]:
+        """(function, period in seconds) for every EventBridge `Schedule` event with a `rate(...)`."""
+        found = []
+        for function in self.functions():
+            events = self.resources[function.logical_id].get("Properties", {}).get("Events", {})
+            for event in events.values():
+                if event.get("Type") == "Schedule":
+                    found.append((function, rate_seconds(self.resolve(event["Properties"]["Schedule"]))))
+        return found
+
     def environment(self) -> dict[str, str]:
         """The union of every function's environment; one process serves them all, so none may disagree
         (but on the Powertools service name, which names each function's service and is left out)."""
@@ -198,3 +208,15 @@ class Template:
                 if merged.setdefault(name, value) != value:
                     raise ValueError(f"functions disagree on {name}; the local stack needs one value")
         return merged
+
+
+RATE = re.compile(r"rate\((\d+) (minute|minutes|hour|hours|day|days)\)")
+RATE_UNITS = {"minute": 60, "hour": 3600, "day": 86400}
+
+
+def rate_seconds(expression: str) -> int:
+    """`rate(1 hour)` → 3600. Cron expressions are not used by the template."""
+    match = RATE.fullmatch(expression.strip())
+    if match is None:
+        raise ValueError(f"unsupported schedule expression {expression!r}")
+    return int(match.group(1)) * RATE_UNITS[match.group(2).rstrip("s")]
