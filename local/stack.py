@@ -16,6 +16,7 @@ from local.pollers import QueuePollers, Schedules
 from local.resources import create_all
 from local.seed import seed_demo
 from local.template import REGION, Template
+from ops.target import local_stack_file
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
 
@@ -58,6 +59,7 @@ class LocalStack:
         self._pollers.start()
         self._schedules = Schedules(self.template)
         self._schedules.start()
+        self._announce()
         self._http = make_server(
             self.host,
             self.port,
@@ -71,7 +73,15 @@ class LocalStack:
         )
         self._thread.start()
 
+    def _announce(self) -> None:
+        """Operator commands given `--local` find this stack's emulator by the PORT it serves on."""
+        assert self._emulator is not None  # noqa: S101 - started above
+        path = local_stack_file(str(self.port))
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps({"endpoint": self._emulator.url, "pid": os.getpid()}), encoding="utf-8")
+
     def stop(self) -> None:
+        local_stack_file(str(self.port)).unlink(missing_ok=True)
         if self._schedules is not None:
             self._schedules.stop()
         if self._pollers is not None:

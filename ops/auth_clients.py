@@ -1,15 +1,13 @@
 """Register an OAuth client of the auth service; its secret is printed once and stored only as a hash.
 
 python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
-    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] (--table NAME | --stack STACK)
+    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] (--stack STACK | --local | --table NAME)
 """
 
 import argparse
 import sys
 
-import boto3
-
-from ops.target import add_target, table_name
+from ops.target import add_target, aws_client, output
 from ott.auth.admin import register_client
 from ott.auth.policy import GRANTS, SCOPES
 from ott.auth.store import auth_records
@@ -28,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
     add_target(parser)
     args = parser.parse_args(argv)
-    store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+    store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
     try:
         secret = register_client(
             store,

@@ -3,7 +3,7 @@
 Input: JSON lines, one token each: {"token": "...", "account_id": 1, "client_id": "...",
 "anonymous": false, "expires_at": null}. Only the tokens' hashes are stored.
 
-    python -m ops.auth_legacy_import FILE (--table NAME | --stack STACK)
+    python -m ops.auth_legacy_import FILE (--stack STACK | --local | --table NAME)
 """
 
 import argparse
@@ -11,9 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-import boto3
-
-from ops.target import add_target, table_name
+from ops.target import add_target, aws_client, output
 from ott.auth.admin import LegacyToken, import_legacy
 from ott.auth.store import auth_records
 from ott.recordstore import ConcurrentChange
@@ -41,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tokens = read_tokens(args.file)  # the whole file is read and checked before anything is written
-        store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+        store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
         count = import_legacy(store, tokens)
     except ValueError as error:
         print(error, file=sys.stderr)

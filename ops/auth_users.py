@@ -1,15 +1,13 @@
 """Create a personal account (login = e-mail). The password is read from the terminal, never from arguments.
 
-python -m ops.auth_users USERNAME [--cid CID] (--table NAME | --stack STACK)
+python -m ops.auth_users USERNAME [--cid CID] (--stack STACK | --local | --table NAME)
 """
 
 import argparse
 import getpass
 import sys
 
-import boto3
-
-from ops.target import add_target, table_name
+from ops.target import add_target, aws_client, output
 from ott.auth.admin import create_user
 from ott.auth.store import auth_records
 from ott.errors import InvalidInput
@@ -23,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     add_target(parser)
     args = parser.parse_args(argv)
     password = getpass.getpass("password: ")
-    store = auth_records(boto3.client("dynamodb"), table_name(args, "AuthTableName"))
+    store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
     try:
         account_id = create_user(store, args.username, password, cid=args.cid)
     except InvalidInput as error:

@@ -2,7 +2,7 @@
 YAML or JSON file into the registry table. The whole file is validated first; nothing is written
 when any entry is invalid. The load replaces what the table held before.
 
-    python -m ops.registry_load FILE (--table NAME | --stack STACK) [--check]
+    python -m ops.registry_load FILE (--stack STACK | --local | --table NAME) [--check]
 """
 
 import argparse
@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import boto3
 import yaml
 
-from ops.target import add_target, table_name
+from ops.target import add_target, aws_client, output
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
 from ott.registry.store import DynamoRegistryStore
 
@@ -43,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             snapshot = read_catalog(args.file)
         else:
-            snapshot = load(args.file, table_name(args, "RegistryTableName"), boto3.client("dynamodb"))
+            snapshot = load(args.file, output(args, "RegistryTableName"), aws_client(args, "dynamodb"))
     except CatalogError as error:
         print(error, file=sys.stderr)
         return 2

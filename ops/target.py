@@ -1,20 +1,78 @@
-"""Which table an operator command writes to: one named directly, or the one a deployed stack outputs."""
+"""Where an operator command acts: a deployed stack (its outputs name the resources), the local stack that
+`make run` serves from this checkout (`--local`; `PORT` picks among several), or a table named directly.
+
+    add_target(parser, check=True)          # --stack NAME | --local | --table NAME | --check
+    dynamodb = aws_client(args, "dynamodb") # pointed at the emulator for --local
+    table = output(args, "RegistryTableName")
+"""
 
 import argparse
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import boto3
 
+ROOT = Path(__file__).resolve().parent.parent
+# `make run` writes the address of its emulator here, one file per PORT, and removes it when it stops.
+LOCAL_STACKS = ROOT / ".local-stack"
 
-def add_target(parser: argparse.ArgumentParser, *, check: bool = False) -> None:
+
+class NoLocalStack(RuntimeError):
+    """`--local` with no `make run` of this checkout on that PORT."""
+
+
+def add_target(parser: argparse.ArgumentParser, *, check: bool = False, table: bool = True) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--table", help="table name")
-    target.add_argument("--stack", help="deployed stack whose outputs name the table")
+    target.add_argument("--stack", help="deployed stack whose outputs name the resources")
+    target.add_argument("--local", action="store_true", help="the stack `make run` serves from this checkout")
+    if table:
+        target.add_argument("--table", help="table name")
     if check:
         target.add_argument("--check", action="store_true", help="validate only; write nothing")
 
 
-def table_name(args: argparse.Namespace, output_key: str) -> str:
-    if args.table:
-        return args.table
-    stack = boto3.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"][0]
-    return next(o["OutputValue"] for o in stack.get("Outputs", []) if o["OutputKey"] == output_key)
+def local_stack_file(port: str | None = None) -> Path:
+    return LOCAL_STACKS / f"{port or os.environ.get('PORT', '3000')}.json"
+
+
+@cache
+def local_endpoint() -> str:
+    path = local_stack_file()
+    if not path.exists():
+        raise NoLocalStack(f"no local stack of this checkout on PORT {path.stem}: start it with `make run`")
+    return str(json.loads(path.read_text(encoding="utf-8"))["endpoint"])
+
+
+def aws_client(args: argparse.Namespace, service: str) -> Any:
+    if getattr(args, "local", False):
+        from local.template import REGION
+
+        return boto3.client(
+            service,
+            endpoint_url=local_endpoint(),
+            region_name=REGION,
+            aws_access_key_id="local",
+            aws_secret_access_key="local",  # noqa: S106 - the emulator takes any
+        )
+    return boto3.client(service)
+
+
+def output(args: argparse.Namespace, key: str) -> str:
+    """A stack output: from the deployed stack, or as the local stack names the same resource."""
+    if getattr(args, "table", None):
+        return str(args.table)
+    if getattr(args, "local", False):
+        from local.template import Template
+
+        template = Template()
+        return template.resolve(template.document["Outputs"][key]["Value"])
+    return stack_outputs(args.stack)[key]
+
+
+@cache
+def stack_outputs(stack: str) -> dict[str, str]:
+    description = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
+    return {o["OutputKey"]: o["OutputValue"] for o in description.get("Outputs", [])}
