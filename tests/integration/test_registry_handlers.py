@@ -54,7 +54,7 @@ def test_whereami_detects_the_local_machine_as_the_demo_contractor(registry):
     assert answer["territories"][0]["name"] == "Москва"
     assert answer["territories"][0]["parent"]["parent"]["name"] == "Россия"
     services = {service["type"]: service for service in answer["services"]}
-    assert set(services) == {"registry", "auth", "user_data"}
+    assert set(services) == {"registry", "auth", "user_data", "tv_guide", "launcher"}
     location = services["registry"]["apiVersions"][0]["location"]
     assert location == "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1/registry/2/"
     assert answer["ipAddress"] == "127.0.0.1"
