@@ -35,7 +35,7 @@ $(CHECKOV):
 run: $(INSTALLED)
 	PORT=$(PORT) $(BIN)/python -m local
 
-## test: lint (ruff, cfn-lint), mypy, checkov, sam validate --lint and sam build, then every test: unit, integration
+## test: lint (ruff, cfn-lint), mypy, checkov, sam validate --lint and sam build, then every test (two workers): unit, integration
 ## against moto, the local stack over HTTP
 test: lint typecheck checkov validate pytest
 
@@ -53,7 +53,7 @@ checkov: $(CHECKOV)
 	$(CHECKOV) --config-file .checkov.yaml
 
 pytest: $(INSTALLED)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 ## bench: cold-init ratio of every function, the zipped layer's size (and that it works beside the runtime's
 ## boto3), DynamoDB calls per request, token CPU
