@@ -36,7 +36,7 @@ def test_a_client_registered_with_local_can_use_the_local_stack(stack):
 def test_local_without_a_stack_on_that_port_says_so(stack):
     port = stack.url.rsplit(":", 1)[1]
     env = {**os.environ, "PORT": str(int(port) + 1)}
-    done = subprocess.run(  # noqa: S603
+    done = subprocess.run(
         [sys.executable, "-m", "ops.registry_load", "local/demo/registry.yaml", "--local"],
         cwd=ROOT,
         env=env,
