@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OTT = ROOT / "layers" / "shared" / "ott"
 SERVICES = sorted(path.name for path in OTT.iterdir() if path.is_dir() and path.name not in {"http", "__pycache__"})
 # The modules through which one service may call another: domain functions with clear names, never internals.
-PUBLISHED = {"ott.registry.location"}
+PUBLISHED = {"ott.registry.location", "ott.tvguide.summaries"}
 
 
 def imports(path: Path) -> set[tuple[str, str | None]]:
