@@ -1,0 +1,125 @@
+"""The channel configuration of the stream-authorization component (docs/channels-data.md).
+
+    python -m ops.channels_load FILE (--stack NAME | --local | --table NAME | --check)
+    python -m ops.channels_load --rollback [VERSION] (--stack NAME | --local | --table NAME)
+    python -m ops.channels_load --versions (--stack NAME | --local | --table NAME)
+    python -m ops.channels_load --from-m3u PLAYLIST [--output FILE] [--title TITLE] [--protected-root PATH]
+
+A load validates the whole file first and writes nothing when anything is wrong, listing every problem;
+what the spec repairs is repaired and listed as warnings. Every load is a new version; the 20 before the
+newest are kept, and --rollback makes one of them current again (by default the one before the current).
+--from-m3u turns a playlist into a configuration file to review and load.
+"""
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from ops.target import add_target, aws_client, output
+from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, convert_m3u
+from ott.channels.service import VersionError, publish, rollback
+from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
+from ott.channels.validation import ConfigurationError, ValidConfiguration, validate_configuration
+
+
+def read_configuration(path: Path) -> ValidConfiguration:
+    """The file's configuration, repaired, or ConfigurationError listing every problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        document = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
+        kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
+        raise ConfigurationError([f"{path}: not readable as {kind}: {error}"]) from None
+    return validate_configuration(document)
+
+
+def load(path: Path, store: ChannelStore) -> tuple[VersionInfo, list[str]]:
+    """Validate the file and make it the current version; the warnings of what was repaired."""
+    valid = read_configuration(path)
+    return publish(store, valid, path.name, datetime.now(UTC)), valid.warnings
+
+
+def describe(info: VersionInfo) -> str:
+    return (
+        f"version {info.version} ({info.loaded_at}, {info.source}): {info.channels} channels, "
+        f"{info.categories} categories, {info.size:,} bytes"
+    )
+
+
+def from_m3u(args: argparse.Namespace) -> int:
+    try:
+        text = args.from_m3u.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        print(f"{args.from_m3u}: {error}", file=sys.stderr)
+        return 2
+    conversion = convert_m3u(text, title=args.title, protected_root=args.protected_root)
+    document = yaml.safe_dump(conversion.document, allow_unicode=True, sort_keys=False, width=1000)
+    header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels-data.md).\n"
+    if args.output:
+        args.output.write_text(header + document, encoding="utf-8")
+    else:
+        sys.stdout.write(header + document)
+    for note in conversion.notes:
+        print(f"note: {note}", file=sys.stderr)
+    channels = len(conversion.document["channels"])
+    print(f"converted: {channels} channels, {len(conversion.notes)} notes to review", file=sys.stderr)
+    return 0
+
+
+def m3u_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--from-m3u", type=Path, required=True, metavar="PLAYLIST")
+    parser.add_argument("--output", type=Path, help="configuration file to write (default: standard output)")
+    parser.add_argument("--title", default=DEFAULT_TITLE, help="the configuration's title")
+    parser.add_argument("--protected-root", default=DEFAULT_PROTECTED_ROOT, help="root of the HLS protected paths")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--from-m3u" in argv:
+        return from_m3u(m3u_parser().parse_args(argv))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("file", type=Path, nargs="?", help="configuration file (YAML, or JSON by its .json suffix)")
+    action.add_argument(
+        "--rollback", nargs="?", const=0, type=int, metavar="VERSION", help="make a kept version current"
+    )
+    action.add_argument("--versions", action="store_true", help="list the kept versions")
+    add_target(parser, check=True)
+    args = parser.parse_args(argv)
+    if args.check and args.file is None:
+        parser.error("--check validates a FILE")
+    try:
+        if args.check:
+            valid = read_configuration(args.file)
+            warnings, done = valid.warnings, f"valid: {len(valid.channel_list.channels)} channels"
+        else:
+            store = DynamoChannelStore(aws_client(args, "dynamodb"), output(args, "ChannelsTableName"))
+            warnings, done = [], ""
+            if args.versions:
+                current = store.current()
+                for info in sorted(store.versions(), key=lambda info: info.version):
+                    mark = "*" if current is not None and info.version == current.version else " "
+                    print(f"{mark} {describe(info)}")
+                return 0
+            if args.rollback is not None:
+                done = "current: " + describe(rollback(store, args.rollback or None))
+            else:
+                info, warnings = load(args.file, store)
+                done = "loaded " + describe(info)
+    except (ConfigurationError, VersionError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(done)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
