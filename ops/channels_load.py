@@ -57,7 +57,8 @@ def from_m3u(args: argparse.Namespace) -> int:
         print(f"{args.from_m3u}: {error}", file=sys.stderr)
         return 2
     conversion = convert_m3u(text, title=args.title, protected_root=args.protected_root)
-    document = yaml.safe_dump(conversion.document, allow_unicode=True, sort_keys=False, width=1000)
+    plain = json.loads(json.dumps(conversion.document))  # enums as the names YAML writes
+    document = yaml.safe_dump(plain, allow_unicode=True, sort_keys=False, width=1000)
     header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels-data.md).\n"
     if args.output:
         args.output.write_text(header + document, encoding="utf-8")
