@@ -21,7 +21,7 @@ TABLE = "ChannelsTable"
 @pytest.fixture(autouse=True)
 def fresh_process_cache():
     """Each test starts as a cold function: the process's cached reply belongs to another emulated account."""
-    channel_storage._last_read.clear()
+    channel_storage.forget_read_replies()
 
 
 def load(path, *extra: str) -> int:
@@ -214,7 +214,7 @@ def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_
 
     def reader() -> None:
         while not stop.is_set():
-            channel_storage._last_read.clear()
+            channel_storage.forget_read_replies()
             reply = invoke("channels_list")
             seen.append(reply["body"] if reply["statusCode"] == 200 else f"status {reply['statusCode']}")
 

@@ -86,6 +86,11 @@ class CorruptVersion(RuntimeError):
 _last_read: dict[tuple[str, int, str], str] = {}
 
 
+def forget_read_replies() -> None:
+    """Start again as a cold process would (tests and benchmarks)."""
+    _last_read.clear()
+
+
 class DynamoChannelStore:
     def __init__(self, dynamodb: Any, table: str) -> None:
         self._client = dynamodb
