@@ -78,7 +78,7 @@ def test_the_demo_configuration_is_served_whole_with_a_strong_etag(aws):
     assert served == expected
     assert served["channels"][1]["streams"][0]["type"] == "HLS_VARIANT"  # enums by name
     assert len(served["channels"][1]["streams"][0]["substreams"]) == 3
-    assert served["channels"][4]["status"] == "TESTING"
+    assert served["channels"][5]["status"] == "TESTING"
     assert served["settings"][0]["access_denied_channels_display_control"]["type"] == "INCLUDE"
 
 
@@ -146,13 +146,13 @@ def test_an_invalid_file_lists_every_problem_and_writes_nothing(aws, tmp_path, c
     load(DEMO_CHANNELS)
     before = invoke("channels_list")["body"]
     document = demo_document()
-    document["channels"][1]["id"] = 1  # a duplicate id
+    document["channels"][1]["id"] = 101  # a duplicate id
     del document["channels"][0]["streams"][0]["protected_path"]  # HLS without protected_path
     document["channels"][2]["streams"][1]["timeshift_header"] = "%(stream_id)s"  # wrong conversion
     assert load(write(tmp_path, "broken.yaml", document)) == 2
     err = capsys.readouterr().err
     assert "3 problem(s)" in err
-    assert "channels[1].id: 1 is already used by channels[0]" in err
+    assert "channels[1].id: 101 is already used by channels[0]" in err
     assert "channels[0].streams[0].protected_path: HLS needs protected_path" in err
     assert "channels[2].streams[1].timeshift_header: %(stream_id)s has the wrong conversion" in err
     assert invoke("channels_list")["body"] == before
@@ -163,11 +163,11 @@ def test_an_invalid_file_lists_every_problem_and_writes_nothing(aws, tmp_path, c
 
 def test_check_validates_and_writes_nothing(aws, tmp_path, capsys):
     document = demo_document()
-    document["categories"].append({"title": "Федеральные", "channels": [3, 99]})
+    document["categories"].append({"title": "Федеральные", "channels": [105, 99]})
     assert main([str(write(tmp_path, "repaired.yaml", document)), "--check"]) == 0
     captured = capsys.readouterr()
-    assert "valid: 5 channels" in captured.out
-    assert "warning: categories[3]: same title as categories[0] ('Федеральные'), merged" in captured.err
+    assert "valid: 6 channels" in captured.out
+    assert "warning: categories[4]: same title as categories[0] ('Федеральные'), merged" in captured.err
     assert "warning: categories[0].channels: channel 99 does not exist, removed" in captured.err
     assert invoke("channels_list")["statusCode"] == 404
 
