@@ -26,14 +26,57 @@ from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
 from ott.channels.validation import ConfigurationError, ValidConfiguration, validate_configuration
 
 
+class StrictLoader(yaml.SafeLoader):
+    """YAML whose mappings name each key once: a key written twice is listed instead of the last one winning
+    silently (a second `url:` in a stream would otherwise replace the first without a word)."""
+
+    repeated: list[str]
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str):
+                if key in seen:
+                    self.repeated.append(f"line {key_node.start_mark.line + 1}: key {key!r} is written twice")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_document(text: str, as_json: bool) -> object:
+    """The parsed file; ConfigurationError listing every key written twice in one object."""
+    repeated: list[str] = []
+    if as_json:
+
+        def unique(pairs: list[tuple[str, object]]) -> dict:
+            keys = [key for key, _ in pairs]
+            repeated.extend(
+                f"key {key!r} is written twice in one object" for key in sorted(set(keys)) if keys.count(key) > 1
+            )
+            return dict(pairs)
+
+        document = json.loads(text, object_pairs_hook=unique)
+    else:
+        loader = StrictLoader(text)
+        loader.repeated = repeated
+        try:
+            document = loader.get_single_data()
+        finally:
+            loader.dispose()
+    if repeated:
+        raise ConfigurationError(repeated)
+    return document
+
+
 def read_configuration(path: Path) -> ValidConfiguration:
     """The file's configuration, repaired, or ConfigurationError listing every problem."""
+    as_json = path.suffix.lower() == ".json"
     try:
-        text = path.read_text(encoding="utf-8")
-        document = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        document = read_document(path.read_text(encoding="utf-8"), as_json)
+    except ConfigurationError:
+        raise
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
-        kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
-        raise ConfigurationError([f"{path}: not readable as {kind}: {error}"]) from None
+        raise ConfigurationError([f"{path}: not readable as {'JSON' if as_json else 'YAML'}: {error}"]) from None
     return validate_configuration(document)
 
 

@@ -161,6 +161,21 @@ def test_an_invalid_file_lists_every_problem_and_writes_nothing(aws, tmp_path, c
     assert len(capsys.readouterr().out.splitlines()) == 1
 
 
+def test_a_key_written_twice_is_refused_rather_than_silently_replaced(aws, tmp_path, capsys):
+    text = DEMO_CHANNELS.read_text(encoding="utf-8")
+    twice = text.replace("    title: Россия Демо\n", "    title: Россия Демо\n    title: Россия Два\n", 1)
+    path = tmp_path / "twice.yaml"
+    path.write_text(twice, encoding="utf-8")
+    line = twice.splitlines().index("    title: Россия Два") + 1
+    assert load(path) == 2
+    assert f"line {line}: key 'title' is written twice" in capsys.readouterr().err
+    as_json = tmp_path / "twice.json"
+    as_json.write_text('{"title": "a", "title": "b", "channels": []}', encoding="utf-8")
+    assert load(as_json) == 2
+    assert "key 'title' is written twice in one object" in capsys.readouterr().err
+    assert invoke("channels_list")["statusCode"] == 404
+
+
 def test_check_validates_and_writes_nothing(aws, tmp_path, capsys):
     document = demo_document()
     document["categories"].append({"title": "Федеральные", "channels": [105, 99]})
