@@ -116,7 +116,7 @@ def test_two_dynamodb_calls_whatever_the_number_of_channels_and_one_when_warm(aw
 
 
 def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp_path, monkeypatch):
-    monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)  # the 1,000-channel reply compresses to ~40 KB
+    monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)  # the 1,000-channel reply compresses to ~25 KB
     load(write(tmp_path, "many.yaml", many_channels(1000)))
     chunks = client("dynamodb").query(
         TableName=TABLE,
