@@ -146,10 +146,12 @@ def main(argv: list[str] | None = None) -> int:
             store = DynamoChannelStore(aws_client(args, "dynamodb"), output(args, "ChannelsTableName"))
             warnings, done = [], ""
             if args.versions:
-                current = store.current()
-                for info in sorted(store.versions(), key=lambda info: info.version):
+                current, kept = store.current(), sorted(store.versions(), key=lambda info: info.version)
+                for info in kept:
                     mark = "*" if current is not None and info.version == current.version else " "
                     print(f"{mark} {describe(info)}")
+                if not kept:
+                    print("no version is stored yet")
                 return 0
             if args.rollback is not None:
                 done = "current: " + describe(rollback(store, args.rollback or None))

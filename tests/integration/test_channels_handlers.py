@@ -96,10 +96,15 @@ def test_if_none_match_gets_304_until_a_new_version_is_loaded(aws, tmp_path):
     assert json.loads(changed["body"])["title"] == "Новое название"
 
 
-def test_before_any_load_the_reply_is_404(aws):
+def test_before_any_load_the_reply_is_404_and_there_is_nothing_to_roll_back(aws, capsys):
     reply = invoke("channels_list")
     assert reply["statusCode"] == 404
     assert json.loads(reply["body"])["error"] == "not_found"
+    capsys.readouterr()
+    assert main(["--versions", "--table", TABLE]) == 0
+    assert capsys.readouterr().out == "no version is stored yet\n"
+    assert main(["--rollback", "--table", TABLE]) == 2
+    assert "nothing has been loaded yet" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("count", [10, 1000])
