@@ -3,11 +3,13 @@
     python -m ops.channels_load FILE (--stack NAME | --local | --table NAME | --check)
     python -m ops.channels_load --rollback [VERSION] (--stack NAME | --local | --table NAME)
     python -m ops.channels_load --versions (--stack NAME | --local | --table NAME)
+    python -m ops.channels_load --export [VERSION] (--stack NAME | --local | --table NAME) > channels.yaml
     python -m ops.channels_load --from-m3u PLAYLIST [--output FILE] [--title TITLE] [--protected-root PATH]
 
 A load validates the whole file first and writes nothing when anything is wrong, listing every problem;
 what the spec repairs is repaired and listed as warnings. Every load is a new version; the 20 before the
 newest are kept, and --rollback makes one of them current again (by default the one before the current).
+--export writes a kept version (the current one by default) as a configuration file to edit and load again.
 --from-m3u turns a playlist into a configuration file to review and load.
 """
 
@@ -21,7 +23,7 @@ import yaml
 
 from ops.target import add_target, aws_client, output
 from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, convert_m3u
-from ott.channels.service import VersionError, publish, rollback
+from ott.channels.service import VersionError, publish, rollback, stored_configuration
 from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
 from ott.channels.validation import ConfigurationError, ValidConfiguration, validate_configuration
 
@@ -93,6 +95,11 @@ def describe(info: VersionInfo) -> str:
     )
 
 
+def as_yaml(document: dict) -> str:
+    """A configuration file's text: fields in the spec's order, text as it is (Cyrillic not escaped)."""
+    return str(yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=1000))
+
+
 def from_m3u(args: argparse.Namespace) -> int:
     try:
         text = args.from_m3u.read_text(encoding="utf-8", errors="replace")
@@ -100,8 +107,7 @@ def from_m3u(args: argparse.Namespace) -> int:
         print(f"{args.from_m3u}: {error}", file=sys.stderr)
         return 2
     conversion = convert_m3u(text, title=args.title, protected_root=args.protected_root)
-    plain = json.loads(json.dumps(conversion.document))  # enums as the names YAML writes
-    document = yaml.safe_dump(plain, allow_unicode=True, sort_keys=False, width=1000)
+    document = as_yaml(json.loads(json.dumps(conversion.document)))  # enums as their names
     header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels-data.md).\n"
     if args.output:
         args.output.write_text(header + document, encoding="utf-8")
@@ -134,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         "--rollback", nargs="?", const=0, type=int, metavar="VERSION", help="make a kept version current"
     )
     action.add_argument("--versions", action="store_true", help="list the kept versions")
+    action.add_argument(
+        "--export", nargs="?", const=0, type=int, metavar="VERSION", help="write a kept version as a file"
+    )
     add_target(parser, check=True)
     args = parser.parse_args(argv)
     if args.check and args.file is None:
@@ -152,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{mark} {describe(info)}")
                 if not kept:
                     print("no version is stored yet")
+                return 0
+            if args.export is not None:
+                info, channel_list = stored_configuration(store, args.export or None)
+                sys.stdout.write(
+                    f"# {describe(info)}\n" + as_yaml(channel_list.model_dump(mode="json", exclude_none=True))
+                )
                 return 0
             if args.rollback is not None:
                 done = "current: " + describe(rollback(store, args.rollback or None))

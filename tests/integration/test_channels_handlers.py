@@ -266,3 +266,25 @@ def test_every_m3u_sample_converts_into_a_file_that_loads(aws, tmp_path, capsys,
     served = json.loads(invoke("channels_list")["body"])
     assert len(served["channels"]) > 50
     assert {stream["type"] for channel in served["channels"] for stream in channel["streams"]} >= {"HLS"}
+
+
+def test_export_writes_a_kept_version_as_a_file_that_loads_back_to_the_same_reply(aws, tmp_path, capsys):
+    load(DEMO_CHANNELS)
+    first = invoke("channels_list")["body"]
+    document = demo_document()
+    document["title"] = "второй"
+    load(write(tmp_path, "second.yaml", document))
+    capsys.readouterr()
+    assert main(["--export", "1", "--table", TABLE]) == 0
+    exported = capsys.readouterr().out
+    assert exported.startswith("# version 1 (")
+    assert "title: Демо Телеком" in exported
+    path = tmp_path / "exported.yaml"
+    path.write_text(exported, encoding="utf-8")
+    assert load(path) == 0
+    assert invoke("channels_list")["body"] == first
+    capsys.readouterr()
+    assert main(["--export", "--table", TABLE]) == 0
+    assert capsys.readouterr().out.startswith("# version 3 (")
+    assert main(["--export", "7", "--table", TABLE]) == 2
+    assert "version 7 is not kept" in capsys.readouterr().err

@@ -177,3 +177,6 @@ class InMemoryChannelStore:
     def delete_version(self, version: int) -> None:
         self.infos.pop(version, None)
         self.replies.pop(version, None)
+
+    def reply_of(self, target: VersionInfo) -> str:
+        return self.replies[target.version]

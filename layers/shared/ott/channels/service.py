@@ -87,6 +87,19 @@ def prune(store: ChannelStore, keep_previous: int = KEEP_PREVIOUS) -> list[int]:
     return dropped
 
 
+def stored_configuration(store: ChannelStore, version: int | None = None) -> tuple[VersionInfo, ChannelList]:
+    """A kept version (the current one by default) as the configuration file it was loaded from, repaired."""
+    kept = {info.version: info for info in store.versions()}
+    if version is None:
+        current = store.current()
+        if current is None:
+            raise VersionError("nothing has been loaded yet")
+        version = current.version
+    if version not in kept:
+        raise VersionError(f"version {version} is not kept; kept: {', '.join(map(str, sorted(kept)))}")
+    return kept[version], ChannelList.model_validate_json(store.reply_of(kept[version]))
+
+
 def rollback(store: ChannelStore, version: int | None = None) -> VersionInfo:
     """Make a kept version current again: `version`, or the newest one older than the current."""
     seen = store.current()

@@ -67,6 +67,7 @@ class ChannelStore(Protocol):
     def write_version(self, info: VersionInfo, reply: str) -> None: ...
     def make_current(self, target: VersionInfo, seen: Current | None) -> None: ...
     def delete_version(self, version: int) -> None: ...
+    def reply_of(self, target: VersionInfo) -> str: ...
 
 
 def version_key(version: int) -> str:
@@ -200,6 +201,10 @@ class DynamoChannelStore:
         if item is None:
             raise CorruptVersion(f"version {version} is not stored")
         return int(item["chunks"]["N"])
+
+    def reply_of(self, target: VersionInfo) -> str:
+        """A kept version's reply, whether current or not."""
+        return self._read_chunks(Current(target.version, target.sha256, 0, self._chunk_count(target.version)))
 
     @staticmethod
     def _manifest_key(version: int) -> dict[str, Any]:
