@@ -16,6 +16,7 @@ from ott.channels.service import (
     publish,
     rollback,
     served_configuration,
+    stored_configuration,
 )
 from ott.channels.store import CorruptVersion
 from ott.channels.validation import ConfigurationError, validate_configuration
@@ -177,3 +178,14 @@ def test_a_version_that_cannot_be_read_whole_is_a_503_not_a_part():
     with pytest.raises(ConfigurationUnavailable) as caught:
         served_configuration(Broken())
     assert caught.value.status == 503
+
+
+def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
+    store = InMemoryChannelStore()
+    publish(store, configuration("one"), "f.yaml", NOW)
+    publish(store, configuration("two", channels=2), "f.yaml", NOW)
+    info, channel_list = stored_configuration(store, 1)
+    assert (info.version, channel_list.title, len(channel_list.channels)) == (1, "one", 1)
+    assert stored_configuration(store)[1].title == "two"
+    with pytest.raises(VersionError, match="version 5 is not kept"):
+        stored_configuration(store, 5)
