@@ -32,28 +32,29 @@ class StrictLoader(yaml.SafeLoader):
     """YAML whose mappings name each key once: a key written twice is listed instead of the last one winning
     silently (a second `url:` in a stream would otherwise replace the first without a word)."""
 
-    repeated: list[str]
+    repeated: list[tuple[int, str]]  # (line, problem)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: set[str] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, str):
-                if key in seen:
-                    self.repeated.append(f"line {key_node.start_mark.line + 1}: key {key!r} is written twice")
-                seen.add(key)
+            if key_node.tag != "tag:yaml.org,2002:str":  # a merge key (<<) or a key that is not text
+                continue
+            if key_node.value in seen:
+                line = key_node.start_mark.line + 1
+                self.repeated.append((line, f"line {line}: key {key_node.value!r} is written twice"))
+            seen.add(key_node.value)
         return super().construct_mapping(node, deep=deep)
 
 
 def read_document(text: str, as_json: bool) -> object:
     """The parsed file; ConfigurationError listing every key written twice in one object."""
-    repeated: list[str] = []
+    repeated: list[tuple[int, str]] = []
     if as_json:
 
         def unique(pairs: list[tuple[str, object]]) -> dict:
             keys = [key for key, _ in pairs]
             repeated.extend(
-                f"key {key!r} is written twice in one object" for key in sorted(set(keys)) if keys.count(key) > 1
+                (0, f"key {key!r} is written twice in one object") for key in sorted(set(keys)) if keys.count(key) > 1
             )
             return dict(pairs)
 
@@ -66,7 +67,7 @@ def read_document(text: str, as_json: bool) -> object:
         finally:
             loader.dispose()
     if repeated:
-        raise ConfigurationError(repeated)
+        raise ConfigurationError([problem for _, problem in sorted(repeated)])
     return document
 
 

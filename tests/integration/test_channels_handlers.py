@@ -182,6 +182,36 @@ def test_a_key_written_twice_is_refused_rather_than_silently_replaced(aws, tmp_p
     assert invoke("channels_list")["statusCode"] == 404
 
 
+ANCHORS = """
+title: Anchors
+channels:
+  - id: 1
+    alias: one
+    title: One
+    streams:
+      - id: 1
+        type: UDP
+        url: udp://@239.1.1.1:1234
+        user_agents: &boxes {type: INCLUDE, regexp_list: ['^demo-stb/']}
+settings:
+  - access_denied_channels_display_control:
+      <<: *boxes
+      type: EXCLUDE
+"""
+
+
+def test_yaml_anchors_and_merge_keys_are_not_taken_for_keys_written_twice(aws, tmp_path):
+    path = tmp_path / "anchors.yaml"
+    path.write_text(ANCHORS, encoding="utf-8")
+    assert load(path) == 0
+    served = json.loads(invoke("channels_list")["body"])
+    assert served["channels"][0]["streams"][0]["user_agents"] == {"regexp_list": ["^demo-stb/"], "type": "INCLUDE"}
+    assert served["settings"][0]["access_denied_channels_display_control"] == {
+        "regexp_list": ["^demo-stb/"],
+        "type": "EXCLUDE",
+    }
+
+
 def test_check_validates_and_writes_nothing(aws, tmp_path, capsys):
     document = demo_document()
     document["categories"].append({"title": "Федеральные", "channels": [105, 99]})
