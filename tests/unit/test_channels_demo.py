@@ -4,6 +4,7 @@ names, and its channels are the demo guide's, by id and alias."""
 import pytest
 import yaml
 
+from ott.channels.models import Category, Channel, ChannelList, Settings, StreamSource, UserAgentRegexps
 from ott.channels.validation import validate_configuration
 from tests.conftest import ROOT
 
@@ -36,3 +37,22 @@ def test_the_demo_channels_are_the_demo_guides_by_id_and_alias():
     guide_ids = {entry["alias"]: entry.get("channelId") for entry in guide}
     channels = demo_configuration().channel_list.channels
     assert {channel.alias: channel.id for channel in channels} == {c.alias: guide_ids.get(c.alias) for c in channels}
+
+
+def test_the_demo_sets_every_field_of_every_model_so_the_reply_shows_them_all():
+    demo = demo_configuration().channel_list
+    channels = demo.channels
+    streams = [stream for channel in channels for stream in channel.streams]
+    streams += [sub for stream in streams for sub in stream.substreams or []]
+    rules = [s.user_agents for s in streams if s.user_agents]
+    rules += [entry.access_denied_channels_display_control for entry in demo.settings or []]
+    for model, instances in [
+        (ChannelList, [demo]),
+        (Channel, channels),
+        (StreamSource, streams),
+        (UserAgentRegexps, rules),
+        (Category, demo.categories or []),
+        (Settings, demo.settings or []),
+    ]:
+        unset = {name for name in model.model_fields if all(getattr(i, name) is None for i in instances)}
+        assert unset == set(), f"{model.__name__}: {sorted(unset)}"
