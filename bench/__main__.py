@@ -1,5 +1,6 @@
 import sys
 
+from bench.channel_calls import report_channel_calls
 from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
 from bench.layer import report_layer_size
@@ -7,7 +8,13 @@ from bench.token_cpu import report_token_cpu
 
 
 def main() -> int:
-    failures = report_cold_starts() + report_layer_size() + report_dynamodb_calls() + report_token_cpu()
+    failures = (
+        report_cold_starts()
+        + report_layer_size()
+        + report_dynamodb_calls()
+        + report_channel_calls()
+        + report_token_cpu()
+    )
     print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
     return 1 if failures else 0
 

@@ -2,6 +2,7 @@
 handler in-process with a REST proxy event and a Lambda context."""
 
 import base64
+import hmac
 import importlib
 import json
 import logging
@@ -81,13 +82,20 @@ NO_TOKEN = GatewayError("UNAUTHORIZED", 401, "Unauthorized")
 DENIED = GatewayError("ACCESS_DENIED", 403, "User is not authorized to access this resource")
 AUTHORIZER_FAILED = GatewayError("AUTHORIZER_FAILURE", 500, "Internal server error")
 FUNCTION_FAILED = GatewayError("DEFAULT_5XX", 502, "Internal server error")  # a Lambda proxy that raised
+INVALID_API_KEY = GatewayError("INVALID_API_KEY", 403, "Forbidden")  # no key, or one the usage plan lacks
 
 
 class Gateway:
     def __init__(
-        self, template: Template, base_url: str, dev_routes: dict[str, Callable[[Request], Response]] | None = None
+        self,
+        template: Template,
+        base_url: str,
+        dev_routes: dict[str, Callable[[Request], Response]] | None = None,
+        api_keys: Mapping[str, str] | None = None,
     ) -> None:
+        """`api_keys`: the key values a usage plan of the stage holds, each with its key id."""
         self.dev_routes = dev_routes or {}
+        self.api_keys = dict(api_keys or {})
         self.functions = {f.logical_id: f for f in template.functions()}
         self.authorizers = template.authorizers()
         self.gateway_responses = template.gateway_responses()
@@ -144,6 +152,10 @@ class Gateway:
             refusal = self.authorize(self.authorizers[route.authorizer], event)
             if refusal is not None:
                 return refusal
+        if route.api_key_required:
+            refusal = self.check_api_key(event)
+            if refusal is not None:
+                return refusal
         context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
         try:
             with INVOCATION:
@@ -181,6 +193,19 @@ class Gateway:
         if not statements or any(statement.get("Effect") != "Allow" for statement in statements):
             return self.gateway_response(DENIED, accept)
         event["requestContext"]["authorizer"] = {**decision.get("context", {}), "principalId": decision["principalId"]}
+        return None
+
+    def check_api_key(self, event: dict[str, Any]) -> Response | None:
+        """As API Gateway does after the authorizer: a key of the usage plan in `x-api-key` (any case of the
+        name), compared in constant time; its value and id reach the function as `identity.apiKey(Id)`."""
+        headers = {name.lower(): value for name, value in event["headers"].items()}
+        offered = headers.get("x-api-key", "")
+        key_id = next(
+            (k for value, k in self.api_keys.items() if hmac.compare_digest(value.encode(), offered.encode())), None
+        )
+        if not offered or key_id is None:
+            return self.gateway_response(INVALID_API_KEY, headers.get("accept", ""))
+        event["requestContext"]["identity"].update({"apiKey": offered, "apiKeyId": key_id})
         return None
 
     def gateway_response(self, error: GatewayError, accept: str) -> Response:

@@ -46,7 +46,10 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
         "paths": paths,
         "components": {
             "schemas": definitions.get("$defs", {}),
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key"},
+            },
         },
     }
 
@@ -86,6 +89,9 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     if route.authorizer:
         # A route whose handler asks for a scope needs the token; elsewhere a token is optional.
         op["security"] = [{"bearer": []}] if doc.scope else [{"bearer": []}, {}]
+    if route.api_key_required:
+        op["security"] = [{"apiKey": []}]
+        responses["403"] = error  # API Gateway's INVALID_API_KEY reply
     return op
 
 

@@ -6,9 +6,11 @@ from typing import Any
 import yaml
 
 from local.template import Template
+from ops.channels_load import load as load_channels
 from ops.registry_load import load
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
+from ott.channels.store import DynamoChannelStore
 from ott.recordstore import RecordStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
@@ -17,6 +19,18 @@ DEMO = Path(__file__).resolve().parent / "demo"
 def seed_demo(template: Template, dynamodb: Any) -> None:
     load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
+    seed_channels(template, dynamodb)
+
+
+def seed_channels(template: Template, dynamodb: Any) -> None:
+    """The demo channel configuration (local/demo/channels.yaml) as its first version."""
+    load_channels(DEMO / "channels.yaml", DynamoChannelStore(dynamodb, template.physical_name("ChannelsTable")))
+
+
+def demo_api_keys() -> dict[str, str]:
+    """The local stack's API keys (local/demo/api_keys.yaml): each value with its name as the key id."""
+    demo = yaml.safe_load((DEMO / "api_keys.yaml").read_text(encoding="utf-8"))
+    return {entry["value"]: entry["name"] for entry in demo["keys"]}
 
 
 def seed_auth(store: RecordStore) -> None:

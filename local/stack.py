@@ -14,7 +14,7 @@ from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
 from local.pollers import QueuePollers, Schedules
 from local.resources import create_all
-from local.seed import seed_demo
+from local.seed import demo_api_keys, seed_demo
 from local.template import REGION, Template
 from ops.target import local_stack_file
 from ott.aws import client, reset_clients
@@ -63,7 +63,7 @@ class LocalStack:
         self._http = make_server(
             self.host,
             self.port,
-            Gateway(self.template, self.base_url, {"/_dev/outbox": outbox_route}),
+            Gateway(self.template, self.base_url, {"/_dev/outbox": outbox_route}, demo_api_keys()),
             threaded=True,
             request_handler=GatewayRequestHandler,
         )
@@ -130,6 +130,9 @@ class LocalStack:
             "               http://127.0.0.1:8765/callback and http://localhost:8765/callback)",
             "  PKCE client: demo-phone / demo-phone-secret (requires S256 PKCE)",
             "  demo user:   demo@example.com / demo-password",
+            "  API keys (x-api-key) of the machine routes (/channels, /1/niche-content/):",
+            *[f"               {value} ({name})" for value, name in demo_api_keys().items()],
+            f"  try: curl -H 'x-api-key: {next(iter(demo_api_keys()))}' {self.base_url}/channels",
             "  phone confirmation: fake providers; 7999000000[1-5] choose what happens (README);",
             f"               what they sent: {self.base_url}/_dev/outbox?phone=79990000002",
             "Ctrl-C stops everything.",

@@ -26,6 +26,7 @@ class Route:
     method: str  # upper case, or ANY
     function: str  # logical id
     authorizer: str | None = None  # name in the API's Auth.Authorizers
+    api_key_required: bool = False  # API Gateway refuses a request without a valid key in x-api-key
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,7 @@ class Template:
                     event["Properties"]["Method"].upper(),
                     logical_id,
                     self._authorizer_of(event["Properties"]),
+                    self._api_key_required(event["Properties"]),
                 )
                 for event in props.get("Events", {}).values()
                 if event.get("Type") == "Api"
@@ -161,6 +163,13 @@ class Template:
             "DefaultAuthorizer"
         )
         return None if name in (None, "NONE") else name
+
+    def _api_key_required(self, event_properties: dict[str, Any]) -> bool:
+        """The event's Auth.ApiKeyRequired, else its API's (SAM's default for every route of that API)."""
+        required = event_properties.get("Auth", {}).get("ApiKeyRequired")
+        if required is None:
+            required = self._api(event_properties).get("Auth", {}).get("ApiKeyRequired", False)
+        return bool(required)
 
     def authorizers(self) -> dict[str, Authorizer]:
         """Every API's Lambda authorizers."""

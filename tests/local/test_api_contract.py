@@ -34,3 +34,11 @@ def test_registry_auth_and_phoneconfirm_routes_honour_the_contract(case, bearer)
         # In an XML body every value is text: <territoryName>false</territoryName> is a valid name.
         excluded.append(negative_data_rejection)
     case.call_and_validate(headers=bearer, excluded_checks=excluded)
+
+
+@API.include(path_regex="^/channels$").parametrize()
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+def test_the_channel_configuration_honours_the_contract(case):
+    # The demo key of the stream-authorization component (local/demo/api_keys.yaml); schemathesis also checks
+    # that the route refuses a request without it (its "ignored auth" check), which the gateway answers 403.
+    case.call_and_validate(headers={"x-api-key": "demo-stream-auth-key"}, excluded_checks=[unsupported_method])

@@ -5,6 +5,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 
+from ott.channels.store import Current, VersionInfo
 from ott.recordstore import ANY_VERSION, ConcurrentChange, Put, Record
 from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
 from ott.registry.models import Area, HubIsolation
@@ -133,3 +134,49 @@ class Clock:
 
     def advance(self, seconds: int) -> None:
         self.now += seconds
+
+
+class InMemoryChannelStore:
+    """The channel configuration's versions as DynamoChannelStore keeps them: a pointer changed only from
+    the revision its writer saw. `before_make_current` lets a test act between a load's write and its switch."""
+
+    def __init__(self) -> None:
+        self.replies: dict[int, str] = {}
+        self.infos: dict[int, VersionInfo] = {}
+        self.pointer: Current | None = None
+        self.last_version = 0
+        self.before_make_current: list = []
+
+    def served(self) -> tuple[Current, str] | None:
+        if self.pointer is None:
+            return None
+        return self.pointer, self.replies[self.pointer.version]
+
+    def current(self) -> Current | None:
+        return self.pointer
+
+    def versions(self) -> list[VersionInfo]:
+        return list(self.infos.values())
+
+    def next_version(self) -> int:
+        self.last_version += 1
+        return self.last_version
+
+    def write_version(self, info: VersionInfo, reply: str) -> None:
+        assert info.version not in self.infos, "a version is written once"
+        self.replies[info.version], self.infos[info.version] = reply, info
+
+    def make_current(self, target: VersionInfo, seen: Current | None) -> None:
+        while self.before_make_current:
+            self.before_make_current.pop(0)()
+        if seen != self.pointer:
+            raise ConcurrentChange("the current version changed meanwhile")
+        revision = (seen.revision if seen else 0) + 1
+        self.pointer = Current(target.version, target.sha256, revision)
+
+    def delete_version(self, version: int) -> None:
+        self.infos.pop(version, None)
+        self.replies.pop(version, None)
+
+    def reply_of(self, target: VersionInfo) -> str:
+        return self.replies[target.version]

@@ -348,3 +348,51 @@ def test_a_category_of_nonexistent_channels_stays_empty():
 
 def test_a_document_that_is_not_a_mapping_is_refused():
     assert problems_of(["channels"]) == ["file: Input should be a valid dictionary or instance of ChannelList"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        (
+            "timeshift_url",
+            "http://o/%(program_id)d.m3u8",
+            "%(program_id)d has the wrong conversion: write %(program_id)s",
+        ),
+        (
+            "timeshift_url",
+            "http://o/%(program_id)s/%(session_id)s",
+            "%(session_id)s is not a macro of this field (it knows %(program_id)s)",
+        ),
+        (
+            "records_protected_path",
+            "/rec/%(date_time)d/%(filename)s",
+            "%(date_time)d has the wrong conversion: write %(date_time)s",
+        ),
+        ("records_protected_path", "/rec/%(program_id)s/%(date_time)s", "%(program_id)s is not a macro of this field"),
+    ],
+)
+def test_macros_of_timeshift_and_recordings_are_checked(field, value, problem):
+    stream = hls(1, has_timeshift=True, timeshift_url="http://o/%(program_id)s", recordable=True)
+    stream.setdefault("records_protected_path", "/rec/%(date_time)s/%(filename)s")
+    problems = problems_of(document(**{"channels.0.streams": [{**stream, field: value}]}))
+    assert len(problems) == 1
+    assert problems[0].startswith(f"channels[0].streams[0].{field}: {problem}")
+
+
+def test_an_exclude_rule_left_without_expressions_gives_to_every_user_agent_with_a_warning():
+    rules = {"regexp_list": ["(", "["], "type": "EXCLUDE"}
+    result = validate_configuration(document(**{"channels.0.streams.0.user_agents": rules}))
+    assert result.channel_list.channels[0].streams[0].user_agents.regexp_list == []
+    assert result.warnings[-1] == (
+        "channels[0].streams[0].user_agents: no expression is left, so the rule now gives to every User-Agent"
+    )
+
+
+def test_a_repaired_configuration_is_valid_as_it_is_and_needs_no_second_repair():
+    categories = [{"title": "News", "channels": [1, 1, 42]}, {"title": "News", "channels": [3]}]
+    rules = {"regexp_list": ["ok", "("]}
+    repaired = validate_configuration(document(categories=categories, **{"channels.0.streams.0.user_agents": rules}))
+    assert repaired.warnings
+    again = validate_configuration(repaired.channel_list.model_dump(mode="json", exclude_none=True))
+    assert again.warnings == []
+    assert again.channel_list == repaired.channel_list

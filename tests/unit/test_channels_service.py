@@ -1,0 +1,191 @@
+"""The channel configuration's versions (issue 10): every load a new version, at least ten previous ones kept,
+rollback to any kept one, and a load never undoes a change it did not see."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from ott.channels.service import (
+    KEEP_PREVIOUS,
+    MAX_REPLY_BYTES,
+    ConfigurationUnavailable,
+    NoConfiguration,
+    VersionError,
+    prune,
+    publish,
+    rollback,
+    served_configuration,
+    stored_configuration,
+)
+from ott.channels.store import CorruptVersion
+from ott.channels.validation import ConfigurationError, validate_configuration
+from tests.unit.fakes import InMemoryChannelStore
+
+NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+
+
+def configuration(title: str, channels: int = 1, **stream_fields):
+    return validate_configuration(
+        {
+            "title": title,
+            "channels": [
+                {
+                    "id": number,
+                    "alias": f"channel-{number}",
+                    "title": f"Channel {number}",
+                    "streams": [
+                        {"id": 1, "type": "UDP", "url": f"udp://@239.1.1.{number % 250}:5000", **stream_fields}
+                    ],
+                }
+                for number in range(1, channels + 1)
+            ],
+        }
+    )
+
+
+def served_title(store: InMemoryChannelStore) -> str:
+    return json.loads(served_configuration(store))["title"]
+
+
+def test_nothing_loaded_is_not_found():
+    with pytest.raises(NoConfiguration):
+        served_configuration(InMemoryChannelStore())
+
+
+def test_a_load_is_served_with_every_field_and_enums_by_name():
+    store = InMemoryChannelStore()
+    info = publish(store, configuration("first"), "channels.yaml", NOW)
+    reply = json.loads(served_configuration(store))
+    assert reply == {
+        "title": "first",
+        "channels": [
+            {
+                "id": 1,
+                "alias": "channel-1",
+                "title": "Channel 1",
+                "streams": [{"id": 1, "type": "UDP", "url": "udp://@239.1.1.1:5000"}],
+            }
+        ],
+    }
+    assert (info.version, info.source, info.channels, info.loaded_at) == (
+        1,
+        "channels.yaml",
+        1,
+        "2026-11-23T10:00:00+00:00",
+    )
+
+
+def test_every_load_is_a_new_version_and_the_newest_is_served():
+    store = InMemoryChannelStore()
+    numbers = [publish(store, configuration(f"load {n}"), "f.yaml", NOW).version for n in range(1, 4)]
+    assert numbers == [1, 2, 3]
+    assert served_title(store) == "load 3"
+    assert sorted(info.version for info in store.versions()) == [1, 2, 3]
+
+
+def test_the_newest_and_the_versions_before_it_are_kept_older_ones_pruned():
+    store = InMemoryChannelStore()
+    newest = KEEP_PREVIOUS + 5
+    for n in range(1, newest + 1):
+        publish(store, configuration(f"load {n}"), "f.yaml", NOW)
+    kept = sorted(info.version for info in store.versions())
+    assert KEEP_PREVIOUS >= 10
+    assert kept == list(range(newest - KEEP_PREVIOUS, newest + 1))
+
+
+def test_rollback_without_a_version_goes_to_the_one_before_the_current_step_by_step():
+    store = InMemoryChannelStore()
+    for n in range(1, 4):
+        publish(store, configuration(f"load {n}"), "f.yaml", NOW)
+    assert rollback(store).version == 2
+    assert served_title(store) == "load 2"
+    assert rollback(store).version == 1
+    assert served_title(store) == "load 1"
+    with pytest.raises(VersionError, match="no older version is kept"):
+        rollback(store)
+
+
+def test_rollback_to_a_named_version_and_forward_again():
+    store = InMemoryChannelStore()
+    for n in range(1, 4):
+        publish(store, configuration(f"load {n}"), "f.yaml", NOW)
+    rollback(store, 1)
+    assert served_title(store) == "load 1"
+    rollback(store, 3)
+    assert served_title(store) == "load 3"
+
+
+@pytest.mark.parametrize(("version", "problem"), [(7, "version 7 is not kept; kept: 1, 2"), (2, "already current")])
+def test_rollback_to_a_version_that_cannot_be_is_refused_and_changes_nothing(version, problem):
+    store = InMemoryChannelStore()
+    publish(store, configuration("load 1"), "f.yaml", NOW)
+    publish(store, configuration("load 2"), "f.yaml", NOW)
+    with pytest.raises(VersionError, match=problem):
+        rollback(store, version)
+    assert served_title(store) == "load 2"
+
+
+def test_rollback_before_any_load_is_refused():
+    with pytest.raises(VersionError, match="nothing has been loaded"):
+        rollback(InMemoryChannelStore())
+
+
+def test_the_current_version_is_never_pruned_even_when_old():
+    store = InMemoryChannelStore()
+    for n in range(1, 8):
+        publish(store, configuration(f"load {n}"), "f.yaml", NOW)
+    rollback(store, 2)
+    assert prune(store, keep_previous=3) == [3, 1]
+    assert sorted(info.version for info in store.versions()) == [2, 4, 5, 6, 7]
+    assert served_title(store) == "load 2"
+
+
+def test_a_load_that_overlaps_another_load_fails_whole_and_leaves_the_other_current():
+    store = InMemoryChannelStore()
+    publish(store, configuration("before"), "f.yaml", NOW)
+    # While load A is being written, load B starts and finishes.
+    store.before_make_current.append(lambda: publish(store, configuration("B"), "b.yaml", NOW))
+    with pytest.raises(VersionError, match="changed the current version while this one was written"):
+        publish(store, configuration("A"), "a.yaml", NOW)
+    assert served_title(store) == "B"
+    assert sorted(info.source for info in store.versions()) == ["b.yaml", "f.yaml"]  # A's version is gone
+
+
+def test_a_load_that_overlaps_a_rollback_does_not_undo_it():
+    store = InMemoryChannelStore()
+    publish(store, configuration("one"), "f.yaml", NOW)
+    publish(store, configuration("two"), "f.yaml", NOW)
+    store.before_make_current.append(lambda: rollback(store, 1))
+    with pytest.raises(VersionError):
+        publish(store, configuration("three"), "f.yaml", NOW)
+    assert served_title(store) == "one"
+
+
+def test_a_reply_larger_than_lambda_can_return_is_refused_before_anything_is_written():
+    store = InMemoryChannelStore()
+    huge = configuration("huge", channels=3000, timeshift_header="X-" + "h" * 2000)
+    with pytest.raises(ConfigurationError, match=f"at most {MAX_REPLY_BYTES:,}"):
+        publish(store, huge, "huge.yaml", NOW)
+    assert store.versions() == [] and store.current() is None
+
+
+def test_a_version_that_cannot_be_read_whole_is_a_503_not_a_part():
+    class Broken(InMemoryChannelStore):
+        def served(self):
+            raise CorruptVersion("version 1: 1 of 2 chunks found")
+
+    with pytest.raises(ConfigurationUnavailable) as caught:
+        served_configuration(Broken())
+    assert caught.value.status == 503
+
+
+def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
+    store = InMemoryChannelStore()
+    publish(store, configuration("one"), "f.yaml", NOW)
+    publish(store, configuration("two", channels=2), "f.yaml", NOW)
+    info, channel_list = stored_configuration(store, 1)
+    assert (info.version, channel_list.title, len(channel_list.channels)) == (1, "one", 1)
+    assert stored_configuration(store)[1].title == "two"
+    with pytest.raises(VersionError, match="version 5 is not kept"):
+        stored_configuration(store, 5)
