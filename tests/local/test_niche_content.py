@@ -1,8 +1,14 @@
 """The niche-content queue over HTTP, as `make run` serves it (issue 10): the demo queue's pages, and the
 whole life of an item from the operator's file through the encoder's updates to its history."""
 
+import json
+import time
+
+import boto3
 import requests
 
+from local.template import REGION, Template
+from ops.target import local_stack_file
 from tests.local.test_ops_local import run_ops
 
 KEY = {"x-api-key": "demo-encoder-key"}  # local/demo/api_keys.yaml
@@ -93,3 +99,19 @@ def test_an_unknown_item_is_404_with_an_error_body(stack):
     reply = send(stack, "status=totranscoder&id=no-such-item")
     assert reply.status_code == 404
     assert reply.json()["error"] == "not_found"
+
+
+def test_the_content_systems_event_queues_an_item(stack):
+    """A message on the intake queue (docs/niche-content-data.md), polled as Lambda's event source mapping
+    would, puts the item at the end of the list; the same message again changes nothing."""
+    endpoint = json.loads(local_stack_file(stack.url.rsplit(":", 1)[1]).read_text(encoding="utf-8"))["endpoint"]
+    sqs = boto3.client(
+        "sqs", endpoint_url=endpoint, region_name=REGION, aws_access_key_id="local", aws_secret_access_key="local"
+    )
+    body = json.dumps({"id": "local-event-1", "source_url": "https://source.example/event-1.mov", "title": "x"})
+    for _ in range(2):
+        sqs.send_message(QueueUrl=Template().queue_url("NicheContentIntakeQueue"), MessageBody=body)
+    deadline = time.monotonic() + 20
+    while "local-event-1" not in listed_ids(stack) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert listed_ids(stack).count("local-event-1") == 1
