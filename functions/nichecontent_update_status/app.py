@@ -14,7 +14,6 @@ from ott.nichecontent.store import niche_store
 
 @api_handler(params=StatusUpdate, reply=None, success_status=204, statuses=(404, 409, 503))
 def lambda_handler(request: ApiRequest[StatusUpdate, None]) -> None:
-    """An encoder's progress on an item (query parameters); the reply is empty. 400: malformed, 409: the
-    item's status does not allow the move, 404: no such item. The move just made, sent again, is 204."""
+    """An encoder's progress on an item (query parameters): an empty 204, also when the same move is resent."""
     policy = load_settings(NicheSettings).policy
     update_status(niche_store(), policy, request.params, encoder_of(request), datetime.now(UTC))
