@@ -255,3 +255,16 @@ def test_an_update_takes_at_most_two_dynamodb_calls(demo):
     with counting_calls(client("dynamodb")) as calls:
         assert update(status="bytranscoder", id="demo-0001")["statusCode"] == 204
     assert dict(calls) == {"GetItem": 1, "PutItem": 1}
+
+
+def test_deep_pages_read_on_across_queries_and_a_page_past_the_end_reads_only_the_count(demo, monkeypatch):
+    from ott.nichecontent import store as module
+
+    expected = [page(p) for p in ("1", "2", "3")]
+    monkeypatch.setattr(module, "QUERY_LIMIT", 7)  # as a page beyond 1 000 rows does
+    with counting_calls(client("dynamodb")) as calls:
+        assert [page(p) for p in ("1", "2", "3")] == expected
+    assert calls["Query"] > 3
+    with counting_calls(client("dynamodb")) as calls:
+        assert page("4294967295")["content_list"] == []
+    assert dict(calls) == {"Query": 1}
