@@ -7,12 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from ott.errors import DependencyUnavailable
-from ott.nichecontent.errors import ImpossibleMove, UnknownItem
+from ott.nichecontent.errors import ImpossibleMove, ItemConflict, UnknownItem
 from ott.nichecontent.intake import NewItem
 from ott.nichecontent.models import Cause, Status
 from ott.nichecontent.params import read_update
 from ott.nichecontent.service import (
-    ItemConflict,
     add_item,
     content_page,
     retry,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ott.errors import DependencyUnavailable
-from ott.nichecontent.errors import ImpossibleMove, UnknownItem
+from ott.nichecontent.errors import ItemConflict, UnknownItem
 from ott.nichecontent.intake import NewItem
 from ott.nichecontent.models import PAGE_SIZE, ContentList, NicheItem, Status
 from ott.nichecontent.params import StatusUpdate
@@ -28,10 +28,6 @@ from ott.recordstore import ConcurrentChange
 ATTEMPTS = 4
 
 
-class ItemConflict(ImpossibleMove):
-    """An item with this id is already queued, from another source."""
-
-
 def content_page(store: NicheStore, page: int) -> ContentList:
     """GET list.json: page `page` (from 1) of the items awaiting encoding, oldest first; past the end, empty."""
     total, entries = store.awaiting((page - 1) * PAGE_SIZE, PAGE_SIZE)
@@ -43,11 +39,7 @@ def update_status(
 ) -> None:
     """POST updateStatus.json: the encoder's move, written only over the state it was judged on. Of two
     encoders taking one item, the second finds the item taken when its conditional write fails."""
-
-    def move(item: NicheItem) -> NicheItem | None:
-        return apply_update(item, update, now, policy, encoder)
-
-    changing(store, policy, update.id, move)
+    changing(store, policy, update.id, lambda item: apply_update(item, update, now, policy, encoder))
 
 
 def retry(store: NicheStore, policy: RetryPolicy, item_id: str, now: datetime) -> NicheItem:
