@@ -98,14 +98,15 @@ class StaleFirstRead(InMemoryNicheStore):
 
     def __init__(self, base: InMemoryNicheStore, race) -> None:
         super().__init__()
-        self._stale = dict(base.items)
+        before = dict(base.items)
         race(base)
+        self._stale = {item_id: before.get(item_id) for item_id in base.items}  # None: not there yet
         self.items, self.due_at = base.items, base.due_at
         self.reads = 0
 
     def get(self, item_id):
         self.reads += 1
-        return self._stale.pop(item_id, None) or super().get(item_id)
+        return self._stale.pop(item_id) if item_id in self._stale else super().get(item_id)
 
 
 def test_an_encoder_that_loses_the_write_race_is_judged_again_on_the_winners_state():
@@ -164,6 +165,13 @@ def test_an_item_is_added_once_whoever_adds_it_again():
     send(store, "totranscoder", "film-001")
     assert add_item(store, entry(1), T0 + timedelta(days=2)) is False  # a replayed event does not requeue it
     assert store.items["film-001"].item.status == Status.TOTRANSCODER
+
+
+def test_an_item_added_by_someone_else_meanwhile_is_not_added_twice():
+    """Two deliveries of one event at once: the second's write fails, and it then finds the item there."""
+    store = StaleFirstRead(InMemoryNicheStore(), lambda store: add_item(store, entry(1), T0))
+    assert add_item(store, entry(1), T0 + timedelta(seconds=1)) is False
+    assert store.reads == 2 and store.items["film-001"].version == 1
 
 
 def test_an_id_queued_from_another_source_is_refused():
