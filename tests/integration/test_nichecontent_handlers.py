@@ -268,3 +268,31 @@ def test_deep_pages_read_on_across_queries_and_a_page_past_the_end_reads_only_th
     with counting_calls(client("dynamodb")) as calls:
         assert page("4294967295")["content_list"] == []
     assert dict(calls) == {"Query": 1}
+
+
+def test_the_total_always_counts_exactly_the_items_listed(demo):
+    """Every way in and out of the list (take, failure from awaiting, failure from work, the queue's retry,
+    the operator's retry, the content system's event) keeps the count row equal to the list rows."""
+    from functions.nichecontent_intake.app import lambda_handler as intake
+    from ott.nichecontent.service import retry
+
+    def listed() -> tuple[int, list[str]]:
+        first = page("1")
+        ids = [item["id"] for p in range(1, first["total"] // 20 + 2) for item in page(str(p))["content_list"]]
+        return first["total"], ids
+
+    steps = [
+        lambda: update(status="totranscoder", id="demo-0001"),
+        lambda: update(status="failure", id="demo-0002"),
+        lambda: update(status="failure", id="demo-0001"),
+        lambda: retry(niche_store(), RetryPolicy(), "demo-0002", datetime.now(UTC)),
+        lambda: sweep(niche_store(), RetryPolicy(), datetime.now(UTC) + timedelta(hours=7)),
+        lambda: intake(sample_event("nichecontent_intake"), Context()),
+    ]
+    for step in steps:
+        step()
+        total, ids = listed()
+        assert total == len(ids) == len(set(ids))
+    # 50, less demo-0001 taken and demo-0002 failed, plus demo-0002 by the operator, demo-0001, demo-0055 and
+    # demo-0056 by the queue, and the event's item.
+    assert total == 53
