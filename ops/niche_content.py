@@ -3,11 +3,13 @@
     python -m ops.niche_content add FILE (--stack STACK | --local | --table NAME | --check)
     python -m ops.niche_content retry ID (--stack STACK | --local | --table NAME)
     python -m ops.niche_content show ID (--stack STACK | --local | --table NAME)
+    python -m ops.niche_content failed (--stack STACK | --local | --table NAME)
 
 `add` queues the items of a YAML or JSON file (docs/niche-content-data.md): the whole file is validated
 first, and nothing is written when any entry is invalid or names an id queued already from another source;
 items queued already from the same source are left as they are. `retry` puts a failed item back to awaiting
-(its automatic retries renewed). `show` prints an item and every transition it made.
+(its automatic retries renewed). `show` prints an item and every transition it made. `failed` lists the
+failed items the queue retries no more (longest failed first): they wait for an operator's `retry`.
 """
 
 import argparse
@@ -76,6 +78,12 @@ def run(args: argparse.Namespace) -> str:
         return f"added {added} items awaiting encoding; {present} queued already"
     if args.command == "retry":
         return describe(retry(store_of(args), RetryPolicy(), args.id, now))
+    if args.command == "failed":
+        lines = [
+            f"{s.item.status_since.isoformat()}  {s.item.id}  failures={s.item.failures}  {s.item.source_url}"
+            for s in store_of(args).given_up()
+        ]
+        return "\n".join([*lines, f"{len(lines)} failed items wait for an operator's retry"])
     return describe(stored_item(store_of(args), args.id).item)
 
 
@@ -89,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("id")
         add_target(command)
+    add_target(commands.add_parser("failed", help="failed items the queue retries no more"))
     args = parser.parse_args(argv)
     try:
         print(run(args))

@@ -79,3 +79,26 @@ def test_retry_refuses_an_item_in_work_or_done(demo, capsys):
     assert "conflict: item demo-0051 is totranscoder: only a failed item is retried" in capsys.readouterr().err
     assert niche_content.main(["show", "demo-9999", *TABLE]) == 2
     assert "not_found" in capsys.readouterr().err
+
+
+def test_failed_lists_the_items_the_queue_retries_no_more_until_an_operator_retries_them(demo, capsys):
+    from datetime import UTC, datetime, timedelta
+
+    from ott.nichecontent.params import read_update
+    from ott.nichecontent.service import sweep, update_status
+    from ott.nichecontent.transitions import RetryPolicy
+
+    spent = RetryPolicy(automatic_retries=0)
+    now = datetime.now(UTC)
+    update_status(niche_store(), spent, read_update({"status": "failure", "id": "demo-0002"}), "encoder-a", now)
+    sweep(niche_store(), spent, now + timedelta(hours=7))  # demo-0051..0053 time out, with no retry left
+    assert niche_content.main(["failed", *TABLE]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[1] for line in lines[:-1]]
+    assert listed[0] == "demo-0002"  # longest failed first; the other three failed at the same moment
+    assert set(listed[1:]) == {"demo-0051", "demo-0052", "demo-0053"}
+    assert lines[-1] == "4 failed items wait for an operator's retry"
+    assert niche_content.main(["retry", "demo-0002", *TABLE]) == 0
+    capsys.readouterr()
+    assert niche_content.main(["failed", *TABLE]) == 0
+    assert "demo-0002" not in capsys.readouterr().out

@@ -40,7 +40,7 @@ def test_each_function_may_do_only_what_it_does():
     assert sweeper[1] == {
         "Effect": "Allow",
         "Action": ["dynamodb:Query"],
-        "Resource": {"Fn::Sub": "${NicheContentTable.Arn}/index/due"},
+        "Resource": {"Fn::Sub": "${NicheContentTable.Arn}/index/attention"},
     }
     assert "dynamodb:DeleteItem" not in sweeper[0]["Action"] + statements("NicheContentIntakeFunction")[0]["Action"]
 

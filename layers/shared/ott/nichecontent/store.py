@@ -3,8 +3,9 @@
 One table (`pk`, `sk`) holds three kinds of rows:
 
 - the item: `pk` = `ITEM#<id>`, `sk` = `ITEM`, its whole record (history included) as JSON in `doc`, a
-  version `v` for conditional writes, and, while the queue must look at it again (a retry, the end of its
-  work time), `dueShard` = `DUE` and `dueAt`: the sparse index `due` lists exactly those items by time;
+  version `v` for conditional writes, and, while someone must look at it again, `attention` and
+  `attentionAt`: `queue` at its retry or the end of its work time (the sweeper), `operator` since it failed
+  for good (no automatic retry left). The sparse index `attention` lists exactly those items, by time;
 - the list of items awaiting encoding: `pk` = `AWAITING`, `sk` = `<time it entered awaiting>#<id>`,
   with `id` and `source_url`, so one strongly consistent Query reads it oldest first;
 - the count of that list: `pk` = `AWAITING`, `sk` = `#COUNT` (sorts before every time), `n`.
@@ -27,8 +28,8 @@ from ott.recordstore import ConcurrentChange, RecordTooLarge, is_size_error
 
 AWAITING = "AWAITING"
 COUNT_SK = "#COUNT"  # '#' sorts before the digits every list row's key starts with
-DUE_SHARD = "DUE"
-DUE_INDEX = "due"
+ATTENTION_INDEX = "attention"
+QUEUE, OPERATOR = "queue", "operator"  # who must look at an item again
 QUERY_LIMIT = 1000  # rows a list query asks for at most; pages 1-10 (201 rows with the count) take one
 
 
@@ -52,6 +53,10 @@ class NicheStore(Protocol):
 
     def due(self, now: datetime) -> Iterator[StoredItem]:
         """Items whose retry or work timeout is due by `now` (read from an index: may be a moment stale)."""
+        ...
+
+    def given_up(self) -> Iterator[StoredItem]:
+        """Failed items the queue retries no more, longest failed first: they wait for an operator."""
         ...
 
 
@@ -121,7 +126,9 @@ class DynamoNicheStore:
             "doc": {"S": item.model_dump_json()},
         }
         if due_at is not None:
-            row |= {"dueShard": {"S": DUE_SHARD}, "dueAt": {"S": timestamp(due_at)}}
+            row |= {"attention": {"S": QUEUE}, "attentionAt": {"S": timestamp(due_at)}}
+        elif item.status == Status.FAILURE:
+            row |= {"attention": {"S": OPERATOR}, "attentionAt": {"S": timestamp(item.status_since)}}
         put: dict[str, Any] = {"TableName": self._table, "Item": row}
         if before is None:
             put["ConditionExpression"] = "attribute_not_exists(pk)"
@@ -171,11 +178,17 @@ class DynamoNicheStore:
             raise
 
     def due(self, now: datetime) -> Iterator[StoredItem]:
+        return self._attention("attention = :who AND attentionAt <= :now", QUEUE, {":now": {"S": timestamp(now)}})
+
+    def given_up(self) -> Iterator[StoredItem]:
+        return self._attention("attention = :who", OPERATOR, {})
+
+    def _attention(self, condition: str, who: str, values: dict[str, Any]) -> Iterator[StoredItem]:
         request: dict[str, Any] = {
             "TableName": self._table,
-            "IndexName": DUE_INDEX,
-            "KeyConditionExpression": "dueShard = :due AND dueAt <= :now",
-            "ExpressionAttributeValues": {":due": {"S": DUE_SHARD}, ":now": {"S": timestamp(now)}},
+            "IndexName": ATTENTION_INDEX,
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": {":who": {"S": who}, **values},
         }
         while True:
             reply = self._dynamodb.query(**request)
