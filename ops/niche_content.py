@@ -24,8 +24,8 @@ from ops.target import add_target, aws_client, output
 from ott.errors import DomainError
 from ott.nichecontent.intake import IntakeError, NewItem, parse_add_file
 from ott.nichecontent.models import NicheItem
-from ott.nichecontent.service import add_item, conflicts, retry, stored_item
-from ott.nichecontent.store import DynamoNicheStore, NicheStore
+from ott.nichecontent.service import add_items, retry, stored_item
+from ott.nichecontent.store import DynamoNicheStore
 from ott.nichecontent.transitions import RetryPolicy
 
 
@@ -36,15 +36,6 @@ def read_items(path: Path) -> list[NewItem]:
     except (ValueError, yaml.YAMLError) as error:
         raise IntakeError([f"{path}: not readable as {path.suffix.lstrip('.') or 'YAML'}: {error}"]) from None
     return parse_add_file(document)
-
-
-def add_all(store: NicheStore, items: list[NewItem], now: datetime) -> tuple[int, int]:
-    """Queue every item, or none when any id is queued already from another source; (added, present)."""
-    problems = conflicts(store, items)
-    if problems:
-        raise IntakeError(problems)
-    added = sum(add_item(store, item, now) for item in items)
-    return added, len(items) - added
 
 
 def describe(item: NicheItem) -> str:
@@ -74,7 +65,7 @@ def run(args: argparse.Namespace) -> str:
         items = read_items(args.file)
         if args.check:
             return f"valid: {len(items)} items"
-        added, present = add_all(store_of(args), items, now)
+        added, present = add_items(store_of(args), items, now)
         return f"added {added} items awaiting encoding; {present} queued already"
     if args.command == "retry":
         return describe(retry(store_of(args), RetryPolicy(), args.id, now))

@@ -8,11 +8,12 @@ import pytest
 
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ImpossibleMove, ItemConflict, UnknownItem
-from ott.nichecontent.intake import NewItem
+from ott.nichecontent.intake import IntakeError, NewItem
 from ott.nichecontent.models import Cause, Status
 from ott.nichecontent.params import read_update
 from ott.nichecontent.service import (
     add_item,
+    add_items,
     content_page,
     retry,
     stored_item,
@@ -180,6 +181,24 @@ def test_an_id_queued_from_another_source_is_refused():
     with pytest.raises(ItemConflict) as caught:
         add_item(store, other, T0)
     assert caught.value.status == 409 and "queued already" in caught.value.description
+
+
+def test_a_file_is_queued_in_its_order_and_items_queued_already_are_counted_not_added():
+    store = queue(1)
+    assert add_items(store, [entry(3), entry(1), entry(2)], T0 + timedelta(hours=1)) == (2, 1)
+    assert ids(content_page(store, 1)) == ["film-001", "film-003", "film-002"]
+
+
+def test_a_file_naming_any_id_queued_from_another_source_queues_nothing():
+    store = queue(2)
+    clashes = [NewItem(id=f"film-00{n}", source_url=f"https://elsewhere.example/{n}.mov") for n in (1, 2)]
+    with pytest.raises(IntakeError) as caught:
+        add_items(store, [entry(3), *clashes, entry(4)], T0 + timedelta(hours=1))
+    assert caught.value.problems == [
+        "film-001: queued already, from https://source.example/film-001.mov",
+        "film-002: queued already, from https://source.example/film-002.mov",
+    ]
+    assert set(store.items) == {"film-001", "film-002"}
 
 
 def test_an_operator_retry_puts_a_failed_item_at_the_back_of_the_list():

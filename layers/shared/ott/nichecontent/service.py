@@ -2,13 +2,13 @@
 content system's event, the operator's retry, the queue's own sweep). No HTTP, no boto3: the store is a
 port, the clock and the caller are arguments."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ItemConflict, UnknownItem
-from ott.nichecontent.intake import NewItem
+from ott.nichecontent.intake import IntakeError, NewItem
 from ott.nichecontent.models import PAGE_SIZE, ContentList, NicheItem, Status
 from ott.nichecontent.params import StatusUpdate
 from ott.nichecontent.store import NicheStore, StoredItem
@@ -83,14 +83,19 @@ def add_item(store: NicheStore, entry: NewItem, now: datetime) -> bool:
     raise DependencyUnavailable(f"item {entry.id} is changing too often; add it again")
 
 
-def conflicts(store: NicheStore, entries: Iterable[NewItem]) -> list[str]:
-    """Entries whose id is queued already from another source: each would be refused."""
+def add_items(store: NicheStore, entries: list[NewItem], now: datetime) -> tuple[int, int]:
+    """An operator's file: every item queued in file order, or none when any id is queued already from
+    another source (IntakeError lists them all); (added, queued already)."""
     problems = []
     for entry in entries:
         existing = store.get(entry.id)
         if existing is not None and existing.item.source_url != entry.source_url:
             problems.append(f"{entry.id}: queued already, from {existing.item.source_url}")
-    return problems
+    if problems:
+        raise IntakeError(problems)
+    # A microsecond apart: the list is ordered by the time an item entered it, then by id.
+    added = sum(add_item(store, entry, now + timedelta(microseconds=place)) for place, entry in enumerate(entries))
+    return added, len(entries) - added
 
 
 @dataclass(frozen=True)
