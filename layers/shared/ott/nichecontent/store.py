@@ -3,9 +3,10 @@
 One table (`pk`, `sk`) holds three kinds of rows:
 
 - the item: `pk` = `ITEM#<id>`, `sk` = `ITEM`, its whole record (history included) as JSON in `doc`, a
-  version `v` for conditional writes, and, while someone must look at it again, `attention` and
-  `attentionAt`: `queue` at its retry or the end of its work time (the sweeper), `operator` since it failed
-  for good (no automatic retry left). The sparse index `attention` lists exactly those items, by time;
+  version `v` for conditional writes, its status number `status` (for people browsing the table), and,
+  while someone must look at it again, `attention` and `attentionAt`: `queue` at its retry or the end of
+  its work time (the sweeper), `operator` since it failed for good (no automatic retry left). The sparse
+  index `attention` lists exactly those items, by time;
 - the list of items awaiting encoding: `pk` = `AWAITING`, `sk` = `<time it entered awaiting>#<id>`,
   with `id` and `source_url`, so one strongly consistent Query reads it oldest first;
 - the count of that list: `pk` = `AWAITING`, `sk` = `#COUNT` (sorts before every time), `n`.
