@@ -16,6 +16,7 @@ from local.template import REGION, Template
 REGISTRY_BARS = {"registry_whereami": 3}
 TOKEN_BAR = 3
 PHONE_BAR = 2
+NICHE_BAR = 2
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
 
@@ -78,7 +79,38 @@ def report_dynamodb_calls() -> int:
         for name, call in phone_requests(template):
             calls, _ = measure(call)
             failures += show(table, name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)
+        for name, call in niche_requests():
+            calls, reply = measure(call)
+            failures += show(table, name, calls, NICHE_BAR)
+            if reply["statusCode"] not in (200, 204):
+                raise RuntimeError(f"{name}: {reply['body']}")
     return failures
+
+
+def niche_requests():
+    """list.json on pages 1 and 10 of a queue of 210 (page 10 full), then updateStatus: taking an item (it
+    leaves the list), a move within work, and the same move resent."""
+    from datetime import UTC, datetime, timedelta
+
+    from local.invoke import context, sample_event
+    from ott.nichecontent.intake import NewItem
+    from ott.nichecontent.service import add_item
+    from ott.nichecontent.store import niche_store
+
+    store, now = niche_store(), datetime.now(UTC)
+    for number in range(160):  # after the demo's 50
+        entry = NewItem(id=f"bench-{number:04d}", source_url=f"https://source.example/bench-{number:04d}.mov")
+        add_item(store, entry, now + timedelta(seconds=number))
+
+    def call(function: str, query: dict[str, str]) -> dict:
+        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        return handler({**sample_event(function), "queryStringParameters": query}, context(function))
+
+    for p in ("1", "10"):
+        yield f"nichecontent list p={p}", lambda p=p: call("nichecontent_list", {"p": p})
+    for name, status in (("take", "totranscoder"), ("progress", "bytranscoder"), ("resent", "bytranscoder")):
+        query = {"status": status, "id": "demo-0001"}
+        yield f"nichecontent updateStatus ({name})", lambda query=query: call("nichecontent_update_status", query)
 
 
 def phone_requests(template: Template):

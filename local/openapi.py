@@ -72,6 +72,8 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
         responses[str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
     elif doc.content_type:
         responses[str(doc.success_status)] = reply("success", doc.content_type, {"type": "string"})
+    elif doc.success_status == 204:
+        responses["204"] = {"description": "success, no content", "headers": DATE_HEADER}
     parameters = [*query_parameters(doc.params), *path_parameters(route.path)]
     if doc.cache is not None:
         responses[str(doc.success_status)]["headers"] = {**DATE_HEADER, **CACHE_HEADERS}  # cache: only on replies

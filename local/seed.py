@@ -1,5 +1,6 @@
 """The demo data of local/demo/, loaded into an (emulated) account by the local stack and the tests."""
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -7,10 +8,15 @@ import yaml
 
 from local.template import Template
 from ops.channels_load import load as load_channels
+from ops.niche_content import read_items
 from ops.registry_load import load
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
 from ott.channels.store import DynamoChannelStore
+from ott.nichecontent.params import read_update
+from ott.nichecontent.service import add_item, update_status
+from ott.nichecontent.store import DynamoNicheStore, NicheStore
+from ott.nichecontent.transitions import RetryPolicy
 from ott.recordstore import RecordStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
@@ -20,6 +26,7 @@ def seed_demo(template: Template, dynamodb: Any) -> None:
     load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
     seed_channels(template, dynamodb)
+    seed_niche_content(DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable")), datetime.now(UTC))
 
 
 def seed_channels(template: Template, dynamodb: Any) -> None:
@@ -48,3 +55,15 @@ def seed_auth(store: RecordStore) -> None:
         )
     for entry in demo["users"]:
         create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))
+
+
+def seed_niche_content(store: NicheStore, now: datetime) -> None:
+    """The items of local/demo/niche_content.yaml, queued a minute apart up to `now` in file order, then the
+    demo encoder's updates of niche_content_progress.yaml."""
+    items = read_items(DEMO / "niche_content.yaml")
+    for place, item in enumerate(items):
+        add_item(store, item, now - timedelta(minutes=len(items) - place))
+    progress = yaml.safe_load((DEMO / "niche_content_progress.yaml").read_text(encoding="utf-8"))
+    for item_id, updates in progress["updates"].items():
+        for update in updates:
+            update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)

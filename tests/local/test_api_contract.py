@@ -42,3 +42,14 @@ def test_the_channel_configuration_honours_the_contract(case):
     # The demo key of the stream-authorization component (local/demo/api_keys.yaml); schemathesis also checks
     # that the route refuses a request without it (its "ignored auth" check), which the gateway answers 403.
     case.call_and_validate(headers={"x-api-key": "demo-stream-auth-key"}, excluded_checks=[unsupported_method])
+
+
+@API.include(path_regex="^/1/niche-content/").parametrize()
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+def test_niche_content_routes_honour_the_contract(case):
+    # Ids that are well-formed but name no item are 404, and `successfully` without `link` is 400: a schema
+    # cannot say which ids exist nor which combinations the spec allows, so "valid data is accepted" does
+    # not apply. The encoders' demo API key (local/demo/api_keys.yaml) is sent as API Gateway requires it.
+    case.call_and_validate(
+        headers={"x-api-key": "demo-encoder-key"}, excluded_checks=[positive_data_acceptance, unsupported_method]
+    )

@@ -4,8 +4,11 @@ import copy
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
 
 from ott.channels.store import Current, VersionInfo
+from ott.nichecontent.models import ContentItem, NicheItem, Status, listed
+from ott.nichecontent.store import StoredItem
 from ott.recordstore import ANY_VERSION, ConcurrentChange, Put, Record
 from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
 from ott.registry.models import Area, HubIsolation
@@ -180,3 +183,40 @@ class InMemoryChannelStore:
 
     def reply_of(self, target: VersionInfo) -> str:
         return self.replies[target.version]
+
+
+class InMemoryNicheStore:
+    """The niche-content queue in memory, with the DynamoDB adapter's behaviour: versioned items written
+    only over the version read (atomically, also between threads), the list of items awaiting in the order
+    they entered it, and the items due for the sweeper."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, StoredItem] = {}
+        self.due_at: dict[str, datetime] = {}
+        self.saves = 0
+        self._lock = threading.Lock()
+
+    def awaiting(self, skip: int, count: int) -> tuple[int, list[ContentItem]]:
+        waiting = sorted(
+            (stored.item for stored in self.items.values() if stored.item.status == Status.AWAITING),
+            key=lambda item: (item.status_since, item.id),
+        )
+        return len(waiting), [listed(item) for item in waiting[skip : skip + count]]
+
+    def get(self, item_id: str) -> StoredItem | None:
+        return self.items.get(item_id)
+
+    def save(self, item: NicheItem, before: StoredItem | None, due_at: datetime | None) -> None:
+        with self._lock:
+            current = self.items.get(item.id)
+            if (current is None) != (before is None) or (current and before and current.version != before.version):
+                raise ConcurrentChange
+            self.items[item.id] = StoredItem(item, before.version + 1 if before else 1)
+            self.saves += 1
+            if due_at is None:
+                self.due_at.pop(item.id, None)
+            else:
+                self.due_at[item.id] = due_at
+
+    def due(self, now: datetime) -> list[StoredItem]:
+        return [self.items[item_id] for item_id, at in sorted(self.due_at.items(), key=lambda e: e[1]) if at <= now]

@@ -12,6 +12,7 @@ from ott.nichecontent.params import read_update
 from ott.nichecontent.transitions import (
     RetryPolicy,
     apply_update,
+    due_at,
     new_item,
     retry_by_operator,
     retry_when_due,
@@ -226,3 +227,20 @@ def test_the_whole_life_is_in_the_history():
         ("inprogresing", "update", None),
         ("successfully", "update", LINK),
     ]
+
+
+@pytest.mark.parametrize("status", list(Status), ids=lambda s: s.label)
+def test_the_queue_looks_again_at_items_in_work_and_failed_items_with_a_retry_left(status):
+    item = item_in(status)
+    expected = {
+        Status.TOTRANSCODER: item.status_since + POLICY.work_timeout,
+        Status.BYTRANSCODER: item.status_since + POLICY.work_timeout,
+        Status.INPROGRESING: item.status_since + POLICY.work_timeout,
+        Status.FAILURE: item.status_since + POLICY.first_delay,
+    }
+    assert due_at(item, POLICY) == expected.get(status)
+
+
+def test_a_failed_item_without_retries_left_is_never_looked_at_again():
+    spent = item_in(Status.FAILURE).model_copy(update={"failures": 5, "retry_at": None})
+    assert due_at(spent, POLICY) is None

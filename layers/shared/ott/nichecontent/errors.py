@@ -16,5 +16,9 @@ class ImpossibleMove(DomainError):
     status = 409
 
 
+class ItemConflict(ImpossibleMove):
+    """An item with this id is queued already, from another source: content to encode again gets a new id."""
+
+
 class UnknownItem(NotFound):
     """No item has this id."""

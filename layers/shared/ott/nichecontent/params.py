@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from ott.nichecontent.errors import MalformedUpdate
 from ott.nichecontent.models import ItemId, Status, WebAddress
@@ -34,7 +34,10 @@ class StatusUpdate(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    status: Annotated[Status, BeforeValidator(update_status)]
+    # On the wire a status is its name (the OpenAPI document says so), in the model its number.
+    status: Annotated[
+        Status, BeforeValidator(update_status), WithJsonSchema({"type": "string", "enum": list(UPDATE_STATUSES)})
+    ]
     id: ItemId
     link: WebAddress | None = None
 

@@ -98,3 +98,12 @@ def failed(item: NicheItem, now: datetime, policy: RetryPolicy, cause: Cause, ac
     failures = item.failures + 1
     retry_at = now + policy.delay(failures) if failures <= policy.automatic_retries else None
     return item.moved(Status.FAILURE, now, cause, actor=actor, failures=failures, retry_at=retry_at)
+
+
+def due_at(item: NicheItem, policy: RetryPolicy) -> datetime | None:
+    """When the queue must look at the item again (its retry, or the end of its work time); None: never."""
+    if item.status == Status.FAILURE:
+        return item.retry_at
+    if item.status in IN_WORK:
+        return item.status_since + policy.work_timeout
+    return None
