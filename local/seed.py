@@ -54,7 +54,7 @@ def seed_launcher(template: Template, dynamodb: Any) -> None:
     of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
     from ott.launcher.guide import programme_guide
     from ott.launcher.params import PostersParams
-    from ott.launcher.service import Caller, answer_posters, count_click, load_block
+    from ott.launcher.service import Caller, answer_posters, count_click, load_block, take_snapshot
     from ott.launcher.store import DynamoLauncherStore
     from ott.registry.store import DynamoRegistryStore
 
@@ -75,3 +75,4 @@ def seed_launcher(template: Template, dynamodb: Any) -> None:
                 "time": (now - timedelta(hours=entry["hours_ago"])).isoformat(),
             }
             count_click(store, json.dumps(event), now)
+    take_snapshot(store, now)  # so that time travel shows the demo clicks too
