@@ -4,6 +4,8 @@ replaces the block in force (approvals of unchanged posters stay) and stores a s
 
     python -m ops.launcher_load FILE (--stack STACK | --local | --table NAME) [--check]
 
+`--check` validates against the target's programme guide and writes nothing.
+
 Telecast and channel posters take what the file leaves out (title, description, duration, images) from the
 programme guide. When the guide cannot be reached (not deployed, or not configured in this environment: with
 `--stack` the guide's settings come from the environment), the load goes on without it and says so: such
@@ -59,7 +61,10 @@ def guide_of(args: argparse.Namespace) -> SummariesLookup:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
-    add_target(parser, check=True)
+    add_target(parser)
+    parser.add_argument(
+        "--check", action="store_true", help="validate only (against the target's guide); write nothing"
+    )
     args = parser.parse_args(argv)
     guide = guide_of(args)
     try:
