@@ -206,3 +206,16 @@ def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_h
     assert subscriber["scope"] == "account" and "contractorId" not in subscriber
     with pytest.raises(InvalidInput):
         create_user(world.store, "x@example.com", "password1", staff_scopes=["account"])
+
+
+def test_in_a_moderators_view_count_hash_counts_the_publics_snapshot_of_that_place(launcher, store):
+    public = posters(launcher, store).snapshot_hash
+    count_click(launcher, click("p", 3, public, NOW.isoformat()), NOW)
+    moderated = posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True, statistics=True)
+    assert moderated.snapshot_hash != public  # the moderator is also shown poster 7, awaiting moderation
+    film = next(poster for poster in moderated.reply.posters if poster.id == 3)
+    assert film.statistics is not None and film.statistics.count_hash == 1
+    pending = answer_poster(
+        launcher, store, Caller("192.0.2.1", MODERATOR), PosterParams(id=5, moderation=True, statistics=True), NOW
+    )
+    assert pending.reply.statistics is not None

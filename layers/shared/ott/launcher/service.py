@@ -1,7 +1,8 @@
 """The launcher's domain: one function per method (`posters`, `poster`), the click consumer, the snapshot
 schedule, and the operators' load and approval. No HTTP, no boto3: the ports come in as arguments."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -74,8 +75,8 @@ def answer_posters(
 ) -> Shown:
     """The block in order, as this client is shown it."""
     scene = scene_for(store, caller, params, now)
-    view = View(viewer_for(registry, caller, scene.block), scene.at, scene.approvals, params.moderation)
-    return shown(store, scene, params, choose_posters(scene.block, view))
+    viewer = viewer_for(registry, caller, scene.block)
+    return shown(store, scene, params, viewer, lambda view: choose_posters(scene.block, view))
 
 
 def answer_poster(
@@ -83,8 +84,8 @@ def answer_poster(
 ) -> Shown:
     """A collection with its attached and related posters, as this client is shown them."""
     scene = scene_for(store, caller, params, now)
-    view = View(viewer_for(registry, caller, scene.block), scene.at, scene.approvals, params.moderation)
-    return shown(store, scene, params, open_collection(scene.block, params.id, view))
+    viewer = viewer_for(registry, caller, scene.block)
+    return shown(store, scene, params, viewer, lambda view: open_collection(scene.block, params.id, view))
 
 
 def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: datetime) -> Scene:
@@ -109,14 +110,23 @@ def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: 
     return Scene(current.block, current.approvals, now)
 
 
-def shown(store: LauncherStore, scene: Scene, params: PostersParams, reply: Reply) -> Shown:
+def shown(
+    store: LauncherStore, scene: Scene, params: PostersParams, viewer: Viewer, pick: Callable[[View], Reply]
+) -> Shown:
+    """The reply `pick` makes for this viewer, its snapshot hash (statistics and moderation marks aside), and
+    its statistics when asked. In a moderator's view `count_hash` counts the clicks of the snapshot the public
+    is shown in its place (the reply without the posters awaiting moderation): nobody else sees the moderator's."""
+    reply = pick(View(viewer, scene.at, scene.approvals, params.moderation))
     hashed = snapshot_hash(reply)
     if params.statistics:
+        seen = hashed
+        if params.moderation:
+            with suppress(NotFound):  # a collection still awaiting moderation: the public is shown none
+                seen = snapshot_hash(pick(View(viewer, scene.at, scene.approvals)))
         ids = shown_poster_ids(reply)
-        readings = scene.readings if scene.readings is not None else store.readings(ids, hashed)
-        reply = with_statistics(
-            reply, {poster: statistics_of(readings[poster], hashed, scene.at) for poster in ids if poster in readings}
-        )
+        readings = scene.readings if scene.readings is not None else store.readings(ids, seen)
+        counted = {poster: statistics_of(readings[poster], seen, scene.at) for poster in ids if poster in readings}
+        reply = with_statistics(reply, counted)
     return Shown(reply, hashed, private=params.moderation or params.statistics, taken_at=scene.taken_at)
 
 
