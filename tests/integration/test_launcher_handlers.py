@@ -403,3 +403,37 @@ def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store)
     snapshot = store.snapshot(ref)
     assert snapshot is not None and len(snapshot.block.posters) == 12
     assert snapshot.readings[1].total == 17
+
+
+# The operator's loader
+
+
+def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(demo, store, tmp_path, capsys):
+    from ops import launcher_load
+
+    before = store.current()
+    assert before is not None
+    broken = tmp_path / "block.yaml"
+    broken.write_text(
+        "posters:\n"
+        "  - {id: 1, type: FILM, title: Без номера}\n"
+        "  - {id: 2, type: COLLECTION, title: Подборка, attached_posters: [2]}\n"
+        "  - {id: 3, type: YOUTUBE, youtube_id: short, title: Клип, color: red}\n",
+        encoding="utf-8",
+    )
+    assert launcher_load.main([str(broken), "--table", "LauncherTable"]) == 2
+    problems = capsys.readouterr().err
+    for expected in (
+        "posters.0.film_id",
+        "posters.1.attached_posters: collection 2 contains itself",
+        "posters.2.youtube_id",
+        "posters.2.color",
+    ):
+        assert expected in problems
+    assert store.current() == before
+    valid = tmp_path / "valid.json"
+    valid.write_text(json.dumps({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), encoding="utf-8")
+    assert launcher_load.main([str(valid), "--table", "LauncherTable", "--check"]) == 0
+    assert store.current() == before  # --check writes nothing
+    assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 0
+    assert ids(invoke("launcher_posters")) == [1]
