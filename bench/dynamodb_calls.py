@@ -1,5 +1,5 @@
 """DynamoDB calls each request makes, on the demo data in moto: every registry method (sample events from
-events/) and every token grant."""
+events/), every token grant, the launcher's methods and click events."""
 
 import importlib
 import json
@@ -17,6 +17,8 @@ REGISTRY_BARS = {"registry_whereami": 3}
 TOKEN_BAR = 3
 PHONE_BAR = 2
 NICHE_BAR = 2
+LAUNCHER_BAR = 3  # the launcher's own calls per posters/poster request, whatever the number of posters
+CLICK_BAR = 2
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
 
@@ -84,6 +86,8 @@ def report_dynamodb_calls() -> int:
             failures += show(table, name, calls, NICHE_BAR)
             if reply["statusCode"] not in (200, 204):
                 raise RuntimeError(f"{name}: {reply['body']}")
+        for name, call, bar in launcher_requests(template):
+            failures += show_launcher(table, name, call, bar)
     return failures
 
 
@@ -111,6 +115,96 @@ def niche_requests():
     for name, status in (("take", "totranscoder"), ("progress", "bytranscoder"), ("resent", "bytranscoder")):
         query = {"status": status, "id": "demo-0001"}
         yield f"nichecontent updateStatus ({name})", lambda query=query: call("nichecontent_update_status", query)
+
+
+def launcher_requests(template: Template):
+    """posters and poster as the public, a subscriber with a home and a moderator see them, and click events.
+    The bar is on the launcher's own calls; the registry's address detection (`locate`, three reads, its
+    published cost) is shown beside them."""
+    from local.invoke import context, sample_event
+    from ott.auth.crypto import token_hash
+    from ott.auth.login import sign_in
+    from ott.auth.policy import AuthPolicy
+    from ott.auth.records import Client
+    from ott.auth.store import auth_store
+
+    def request(function: str, principal: dict | None = None, **query: str) -> Callable[[], dict]:
+        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        event = {
+            **sample_event(function),
+            "queryStringParameters": {**(sample_event(function)["queryStringParameters"] or {}), **query} or None,
+        }
+        if principal is not None:
+            event["requestContext"] = {**event["requestContext"], "authorizer": principal}
+        return lambda: handler(event, context(function))
+
+    store, now = auth_store(), int(time.time())
+    staff = store.get(Client, "demo-staff")
+    if staff is None:
+        raise RuntimeError("the demo staff client is missing")
+    code = sign_in(store, AuthPolicy(), staff, REDIRECT, "moderator@example.com", "moderator-password", now)
+    token_handler = importlib.import_module("functions.auth_token.app").lambda_handler
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT}
+    form |= {"client_id": "demo-staff", "client_secret": "demo-staff-secret"}
+    issued = json.loads(
+        token_handler({**sample_event("auth_token"), "body": urlencode(form)}, context("auth_token"))["body"]
+    )
+    from ott.auth.records import AccessToken
+
+    access = store.get(AccessToken, token_hash(issued["access_token"]))
+    if access is None:
+        raise RuntimeError("the moderator's token is missing")
+    moderator = {
+        "accountId": str(access.account_id),
+        "clientId": access.client_id,
+        "scope": access.scope,
+        "contractorId": str(access.contractor_id),
+        "territoryId": str(access.territory_id),
+    }
+    yield "launcher posters (address)", request("launcher_posters"), LAUNCHER_BAR
+    yield "launcher posters (account)", request("launcher_posters", moderator), LAUNCHER_BAR
+    yield (
+        "launcher posters moderation+statistics",
+        request("launcher_posters", moderator, moderation="true", statistics="true"),
+        LAUNCHER_BAR,
+    )
+    yield (
+        "launcher posters time_travel",
+        request("launcher_posters", moderator, statistics="true", time_travel="0"),
+        LAUNCHER_BAR,
+    )
+    yield "launcher poster (address)", request("launcher_poster"), LAUNCHER_BAR
+    yield "launcher poster statistics", request("launcher_poster", moderator, statistics="true"), LAUNCHER_BAR
+    consumer = importlib.import_module("functions.launcher_clicks.app").lambda_handler
+    click = sample_event("launcher_clicks")
+    yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+    yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+
+
+def show_launcher(table: TextIO, name: str, call: Callable[[], dict], bar: int) -> int:
+    from local.metering import counting_calls_by_table
+    from ott.aws import client
+    from ott.config import load_settings
+    from ott.launcher.store import LauncherSettings
+
+    with counting_calls_by_table(client("dynamodb")) as calls:
+        reply = call()
+    if reply.get("statusCode", 200) != 200 or reply.get("batchItemFailures"):
+        raise RuntimeError(f"{name}: {reply}")
+    launcher_table = load_settings(LauncherSettings).table
+    own = sum(count for (table_name, _), count in calls.items() if table_name == launcher_table)
+    others = sum(calls.values()) - own
+    missed = own > bar or any(operation == "Scan" for _, operation in calls)
+    operations: Counter[str] = Counter()
+    for (_, operation), count in calls.items():
+        operations[operation] += count
+    detail = ", ".join(f"{operation} x{count}" for operation, count in sorted(operations.items())) or "none"
+    split = f"launcher {own}, registry {others}" if others else f"launcher {own}"
+    print(
+        f"{name:40} {sum(calls.values()):5}  {detail} ({split}; bar: launcher <= {bar}) {'MISSED' if missed else 'ok'}",
+        file=table,
+    )
+    return int(missed)
 
 
 def phone_requests(template: Template):

@@ -19,3 +19,23 @@ def counting_calls(client: Any) -> Iterator[Counter[str]]:
         yield calls
     finally:
         client.meta.events.unregister("before-call", count)
+
+
+@contextmanager
+def counting_calls_by_table(client: Any) -> Iterator[Counter[tuple[str, str]]]:
+    """Count the operations `client` sends, by (table, name); a call across tables counts for each."""
+    calls: Counter[tuple[str, str]] = Counter()
+
+    def count(model: Any, params: dict[str, Any], **_: Any) -> None:
+        tables = [params["TableName"]] if "TableName" in params else list(params.get("RequestItems", {}))
+        for item in params.get("TransactItems", []):
+            tables += [operation["TableName"] for operation in item.values()]
+        for table in sorted(set(tables)) or ["-"]:
+            calls[(table, model.name)] += 1
+
+    # The operation's own parameters (before-call sees the serialized HTTP request instead).
+    client.meta.events.register("before-parameter-build", count)
+    try:
+        yield calls
+    finally:
+        client.meta.events.unregister("before-parameter-build", count)

@@ -1,5 +1,6 @@
 """The demo data of local/demo/, loaded into an (emulated) account by the local stack and the tests."""
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ def seed_demo(template: Template, dynamodb: Any) -> None:
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
     seed_channels(template, dynamodb)
     seed_niche_content(DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable")), datetime.now(UTC))
+    seed_launcher(template, dynamodb)  # after the guide's demo data: its posters may take from the guide
 
 
 def seed_channels(template: Template, dynamodb: Any) -> None:
@@ -52,9 +54,19 @@ def seed_auth(store: RecordStore) -> None:
             entry.get("redirect_uris", []),
             secret=entry["secret"],
             requires_pkce=entry.get("requires_pkce", False),
+            **({"scopes": entry["scopes"]} if "scopes" in entry else {}),
         )
     for entry in demo["users"]:
-        create_user(store, entry["username"], entry["password"], entry.get("cid"), entry.get("confirmed_phone"))
+        create_user(
+            store,
+            entry["username"],
+            entry["password"],
+            entry.get("cid"),
+            entry.get("confirmed_phone"),
+            contractor_id=entry.get("contractor_id"),
+            territory_id=entry.get("territory_id"),
+            staff_scopes=entry.get("staff_scopes", ()),
+        )
 
 
 def seed_niche_content(store: NicheStore, now: datetime) -> None:
@@ -67,3 +79,32 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
     for item_id, updates in progress["updates"].items():
         for update in updates:
             update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)
+
+
+def seed_launcher(template: Template, dynamodb: Any) -> None:
+    """The demo block of local/demo/launcher.yaml, loaded as ops.launcher_load loads it, and the demo clicks
+    of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
+    from ott.launcher.guide import programme_guide
+    from ott.launcher.params import PostersParams
+    from ott.launcher.service import Caller, answer_posters, count_click, load_block, take_snapshot
+    from ott.launcher.store import DynamoLauncherStore
+    from ott.registry.store import DynamoRegistryStore
+
+    store = DynamoLauncherStore(dynamodb, template.physical_name("LauncherTable"))
+    now = datetime.now(UTC)
+    document = yaml.safe_load((DEMO / "launcher.yaml").read_text(encoding="utf-8"))
+    load_block(store, document, programme_guide(), now)
+    registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
+    seen = answer_posters(store, registry, Caller(source_ip="127.0.0.1"), PostersParams(), now).snapshot_hash
+    clicks = yaml.safe_load((DEMO / "launcher_clicks.yaml").read_text(encoding="utf-8"))["clicks"]
+    for group, entry in enumerate(clicks):
+        for n in range(entry["count"]):
+            event = {
+                "event_id": f"demo-{group}-{n}",
+                "poster_id": entry["poster_id"],
+                "snapshot_hash": seen,
+                "device_id": f"demo-stb-{n % 4}",
+                "time": (now - timedelta(hours=entry["hours_ago"])).isoformat(),
+            }
+            count_click(store, json.dumps(event), now)
+    take_snapshot(store, now)  # so that time travel shows the demo clicks too

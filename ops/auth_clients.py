@@ -9,7 +9,7 @@ import sys
 
 from ops.target import add_target, aws_client, output
 from ott.auth.admin import register_client
-from ott.auth.policy import GRANTS, SCOPES
+from ott.auth.policy import DEFAULT_SCOPES, GRANTS, SCOPES
 from ott.auth.store import auth_records
 from ott.errors import InvalidInput
 from ott.recordstore import ConcurrentChange
@@ -21,7 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", required=True)
     parser.add_argument("--grant", action="append", required=True, choices=GRANTS)
     parser.add_argument("--redirect-uri", action="append", default=[])
-    parser.add_argument("--scope", action="append", choices=SCOPES)
+    parser.add_argument(
+        "--scope",
+        action="append",
+        choices=SCOPES,
+        help=f"default: {' '.join(DEFAULT_SCOPES)}; staff scopes only by name",
+    )
     parser.add_argument("--access-ttl", type=int, default=3600)
     parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
     add_target(parser)
@@ -34,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             args.name,
             args.grant,
             args.redirect_uri,
-            args.scope or SCOPES,
+            args.scope or DEFAULT_SCOPES,
             args.access_ttl,
             requires_pkce=args.require_pkce,
         )

@@ -220,3 +220,95 @@ class InMemoryNicheStore:
 
     def due(self, now: datetime) -> list[StoredItem]:
         return [self.items[item_id] for item_id, at in sorted(self.due_at.items(), key=lambda e: e[1]) if at <= now]
+
+
+class InMemoryLauncherStore:
+    """The launcher store in memory: one lock makes each write atomic, as DynamoDB's transactions are."""
+
+    def __init__(self) -> None:
+        from ott.launcher.records import Current, Snapshot
+
+        self.block: Current | None = None
+        self.snapshots: list[Snapshot] = []
+        self.events: dict[str, int] = {}  # event id -> forget after
+        self.totals: Counter[int] = Counter()
+        self.hourly: dict[int, Counter[int]] = {}
+        self.by_hash: dict[int, Counter[str]] = {}
+        self._lock = threading.Lock()
+
+    def current(self):
+        return self.block
+
+    def replace_block(self, current):
+        from ott.launcher.records import Current
+
+        with self._lock:
+            if (self.block.version if self.block else 0) != current.version:
+                raise ConcurrentChange
+            self.block = Current(current.block, current.approvals, current.loaded_at, current.version + 1)
+            return self.block
+
+    def count_once(self, click) -> bool:
+        with self._lock:
+            if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
+                return False
+            self.events[click.event_id] = click.forget_event_at
+            self.totals[click.poster_id] += 1
+            self.hourly.setdefault(click.poster_id, Counter())[click.hour] += 1
+            self.by_hash.setdefault(click.poster_id, Counter())[click.snapshot_hash] += 1
+            return True
+
+    def readings(self, poster_ids, snapshot_hash):
+        every = self.all_readings()
+        return {
+            poster: type(reading)(reading.total, reading.hourly, {snapshot_hash: reading.by_hash[snapshot_hash]})
+            if snapshot_hash in reading.by_hash
+            else type(reading)(reading.total, reading.hourly, {})
+            for poster, reading in every.items()
+            if poster in set(poster_ids)
+        }
+
+    def all_readings(self):
+        from ott.launcher.clicks import ClickReadings
+
+        return {
+            poster: ClickReadings(total, dict(self.hourly[poster]), dict(self.by_hash[poster]))
+            for poster, total in self.totals.items()
+        }
+
+    def save_snapshot(self, snapshot) -> None:
+        self.snapshots = sorted([*self.snapshots, snapshot], key=lambda taken: taken.taken_at)
+
+    def latest_at_or_before(self, moment):
+        from ott.launcher.selection import SnapshotRef
+
+        found = [s for s in self.snapshots if s.taken_at <= moment]
+        return SnapshotRef(found[-1].taken_at, found[-1].taken_at.isoformat()) if found else None
+
+    def earliest_after(self, moment):
+        from ott.launcher.selection import SnapshotRef
+
+        found = [s for s in self.snapshots if s.taken_at > moment]
+        return SnapshotRef(found[0].taken_at, found[0].taken_at.isoformat()) if found else None
+
+    def snapshot(self, ref):
+        return next((s for s in self.snapshots if s.taken_at == ref.taken_at), None)
+
+
+class InMemoryGuideSummaries:
+    """The programme guide's published summaries, as the guide's store answers them."""
+
+    def __init__(self, telecasts=None, channels=None, failure: Exception | None = None) -> None:
+        self.known_telecasts = telecasts or {}
+        self.known_channels = channels or {}
+        self.failure = failure
+
+    def telecasts(self, keys):
+        if self.failure:
+            raise self.failure
+        return {key: self.known_telecasts[key] for key in keys if key in self.known_telecasts}
+
+    def channels(self, channel_ids):
+        if self.failure:
+            raise self.failure
+        return {i: self.known_channels[i] for i in channel_ids if i in self.known_channels}

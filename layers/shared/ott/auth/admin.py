@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ott.accounts import ConfirmedPhone
 from ott.auth.crypto import hash_password, token_hash
-from ott.auth.policy import GRANTS, SCOPES
+from ott.auth.policy import DEFAULT_SCOPES, GRANTS, SCOPES, STAFF_SCOPES
 from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
@@ -24,7 +24,7 @@ def register_client(
     name: str,
     grant_types: Iterable[str],
     redirect_uris: Iterable[str] = (),
-    scopes: Iterable[str] = SCOPES,
+    scopes: Iterable[str] = DEFAULT_SCOPES,
     access_ttl: int = 3600,
     secret: str | None = None,
     requires_pkce: bool = False,
@@ -59,20 +59,41 @@ def register_client(
 
 
 def create_user(
-    store: AuthStore, username: str, password: str, cid: int | None = None, confirmed_phone: str | None = None
+    store: AuthStore,
+    username: str,
+    password: str,
+    cid: int | None = None,
+    confirmed_phone: str | None = None,
+    contractor_id: int | None = None,
+    territory_id: int | None = None,
+    staff_scopes: Iterable[str] = (),
 ) -> int:
-    """A personal account with its login, and an empty data tree; return the account id."""
+    """A personal account with its login, and an empty data tree; return the account id. `contractor_id`
+    and `territory_id` (the registry's) say whose subscriber the account is and where it lives; `staff_scopes`
+    are the staff scopes (the launcher's moderators') its sign-ins may carry through a client that has them."""
     if problems := unsafe_text({"username": username}):
         raise InvalidInput("; ".join(problems))
     if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", username) or len(username) > 254:
         raise InvalidInput("username must be an e-mail address")
     if len(password) < 8:
         raise InvalidInput("password must be at least 8 characters")
+    if unknown := set(staff_scopes) - STAFF_SCOPES:
+        raise InvalidInput(f"not staff scopes: {sorted(unknown)}")
     account_id = new_account_id()
     store.commit(
         [
             created(Credentials(username=username, account_id=account_id, password_hash=hash_password(password))),
-            created(Account(account_id=account_id, anonymous=False, username=username, cid=cid)),
+            created(
+                Account(
+                    account_id=account_id,
+                    anonymous=False,
+                    username=username,
+                    cid=cid,
+                    contractor_id=contractor_id,
+                    territory_id=territory_id,
+                    staff_scopes=list(staff_scopes),
+                )
+            ),
             created(DataTree(account_id=account_id)),
             *([created(ConfirmedPhone(account_id=account_id, phone=confirmed_phone))] if confirmed_phone else []),
         ]
@@ -89,7 +110,7 @@ class LegacyToken:
     expires_at: int | None = None  # most v1 tokens have none
 
 
-def import_legacy(store: AuthStore, tokens: Iterable[LegacyToken], scopes: Iterable[str] = SCOPES) -> int:
+def import_legacy(store: AuthStore, tokens: Iterable[LegacyToken], scopes: Iterable[str] = DEFAULT_SCOPES) -> int:
     """v1 tokens keep working as access tokens until one is sent as a refresh token (spec 4.A rule 4)."""
     count = 0
     scope = " ".join(scopes)

@@ -26,6 +26,11 @@ def decide(store: AuthStore, token: str | None, method_arn: str, required: bool)
         "anonymous": "true" if access.anonymous else "false",
         "scope": access.scope,
     }
+    # Whose subscriber the account is and where it lives, for services that choose content by them.
+    if access.contractor_id is not None:
+        context["contractorId"] = str(access.contractor_id)
+    if access.territory_id is not None:
+        context["territoryId"] = str(access.territory_id)
     return policy(str(access.account_id), "Allow", method_arn, context)
 
 

@@ -7,7 +7,11 @@ from pydantic import Field, field_validator
 from ott.config import EnvSettings
 
 GRANTS = ("authorization_code", "refresh_token", "vendor:anonymous", "vendor:device_code")
-SCOPES = ("account", "user_data", "phoneconfirm")
+# What a client may be given. Staff scopes (the launcher's moderators) are granted only by name, never by default.
+SCOPES = ("account", "user_data", "phoneconfirm", "launcher_moderation")
+DEFAULT_SCOPES = ("account", "user_data", "phoneconfirm")
+# A token carries a staff scope only when both its client and its account were given it.
+STAFF_SCOPES = frozenset(SCOPES) - frozenset(DEFAULT_SCOPES)
 
 
 class AuthPolicy(EnvSettings):

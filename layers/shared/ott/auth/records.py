@@ -45,6 +45,10 @@ class Account(Record):
     anonymous: bool = True
     username: str | None = None
     cid: int | None = None
+    # Whose subscriber the account is and where it lives (registry ids); copied into its sign-ins' tokens.
+    contractor_id: int | None = None
+    territory_id: int | None = None
+    staff_scopes: list[str] = field(default_factory=list)  # staff scopes its sign-ins may carry
     retired: bool = False
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
@@ -103,6 +107,8 @@ class AccessToken(Record):
     family_id: str | None = None
     scope: str = ""
     expires_at: int | None = None  # None: a legacy v1 token without expiry
+    contractor_id: int | None = None  # the account's when its family was opened
+    territory_id: int | None = None
 
     @property
     def key(self) -> str:
@@ -146,6 +152,8 @@ class Family(Record):
     refresh_hash: str | None = None
     revoked: bool = False
     expires_at: int | None = None  # an anonymous sign-in's is pushed at every refresh; a live personal one has none
+    contractor_id: int | None = None  # the account's when it signed in
+    territory_id: int | None = None
 
     @property
     def key(self) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.models import TokenReply
+from ott.auth.policy import STAFF_SCOPES
 from ott.auth.records import (
     REVOKED_FAMILY_RETENTION,
     AccessToken,
@@ -36,6 +37,12 @@ def granted_scope(client: Client, limit: str | None = None) -> str:
     return " ".join(scope for scope in client.scopes if limit is None or scope in limit.split())
 
 
+def account_scope(scope: str, account: Account) -> str:
+    """`scope` without the staff scopes the account was not given: a staff console's client has them, but
+    only its staff's sign-ins carry them."""
+    return " ".join(name for name in scope.split() if name not in STAFF_SCOPES or name in account.staff_scopes)
+
+
 def sign_in_expiry(account: Account | None, anonymous: bool, now: int) -> int | None:
     """An anonymous sign-in ends with its account; one without a record (v1) a year after its last use.
     A personal sign-in lives until it is revoked (the spec: refresh tokens have unlimited lifetime)."""
@@ -52,8 +59,10 @@ def open_family(client: Client, account: Account, now: int, scope: str | None = 
         account_id=account.account_id,
         client_id=client.client_id,
         anonymous=account.anonymous,
-        scope=granted_scope(client, scope),
+        scope=account_scope(granted_scope(client, scope), account),
         expires_at=sign_in_expiry(account, account.anonymous, now),
+        contractor_id=account.contractor_id,
+        territory_id=account.territory_id,
     )
     issued = issue(client, family, now, refresh=None)
     issued.changes.append(created(family))
@@ -72,6 +81,8 @@ def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issu
         family_id=family.family_id,
         scope=family.scope,
         expires_at=now + client.access_ttl,
+        contractor_id=family.contractor_id,
+        territory_id=family.territory_id,
     )
     changes: list[Put | Delete] = [created(access_record)]
     if family.access_hash:

@@ -1,0 +1,217 @@
+"""The launcher's domain: one function per method (`posters`, `poster`), the click consumer, the snapshot
+schedule, and the operators' load and approval. No HTTP, no boto3: the ports come in as arguments."""
+
+from collections.abc import Callable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
+from ott.launcher.block import GuideLookup, LauncherBlock, compile_block
+from ott.launcher.clicks import ClickEvent, ClickReadings, daily_hours, record_click, statistics_of
+from ott.launcher.models import Poster, PosterList
+from ott.launcher.params import PosterParams, PostersParams
+from ott.launcher.records import Current, Snapshot
+from ott.launcher.selection import (
+    Approval,
+    Reply,
+    View,
+    Viewer,
+    approve,
+    choose_posters,
+    nearest_snapshot,
+    open_collection,
+    shown_poster_ids,
+    snapshot_hash,
+    with_statistics,
+)
+from ott.launcher.store import LauncherStore
+from ott.registry.location import RegistryStore, locate
+
+# The scope of the launcher's moderators' (staff) tokens: moderation, statistics and time_travel.
+MODERATOR_SCOPE = "launcher_moderation"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks: the client's address and what the API's authorizer passed on (empty without a token)."""
+
+    source_ip: str
+    principal: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def account_id(self) -> str | None:
+        return self.principal.get("accountId") or None
+
+    def scopes(self) -> list[str]:
+        return str(self.principal.get("scope", "")).split() if self.account_id else []
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A reply and what its headers say: its snapshot hash, whether it is a private (moderator's) view,
+    and the stored snapshot it comes from when it travelled in time."""
+
+    reply: Poster | PosterList
+    snapshot_hash: str
+    private: bool
+    taken_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The block as it is (or was, at a stored snapshot) with what decides each poster's visibility."""
+
+    block: LauncherBlock
+    approvals: Mapping[int, Approval]
+    at: datetime
+    readings: Mapping[int, ClickReadings] | None = None  # a snapshot's; None: read the live counters
+    taken_at: datetime | None = None
+
+
+def answer_posters(
+    store: LauncherStore, registry: RegistryStore, caller: Caller, params: PostersParams, now: datetime
+) -> Shown:
+    """The block in order, as this client is shown it."""
+    scene = scene_for(store, caller, params, now)
+    viewer = viewer_for(registry, caller, scene.block)
+    return shown(store, scene, params, viewer, lambda view: choose_posters(scene.block, view))
+
+
+def answer_poster(
+    store: LauncherStore, registry: RegistryStore, caller: Caller, params: PosterParams, now: datetime
+) -> Shown:
+    """A collection with its attached and related posters, as this client is shown them."""
+    scene = scene_for(store, caller, params, now)
+    viewer = viewer_for(registry, caller, scene.block)
+    return shown(store, scene, params, viewer, lambda view: open_collection(scene.block, params.id, view))
+
+
+def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: datetime) -> Scene:
+    if caller.principal.get("tokenRejected"):
+        # The API's optional authorizer lets a bad token through as anonymous; the launcher does not.
+        raise InvalidToken("the access token is wrong, expired or revoked")
+    if params.time_travel is not None and not params.statistics:
+        raise InvalidInput("time_travel works only with statistics=true")
+    if (params.moderation or params.statistics) and MODERATOR_SCOPE not in caller.scopes():
+        raise InsufficientScope(
+            f"moderation, statistics and time_travel need a token with the {MODERATOR_SCOPE!r} scope", MODERATOR_SCOPE
+        )
+    if params.time_travel is not None:
+        ref = nearest_snapshot(store, params.time_travel)
+        snapshot = store.snapshot(ref) if ref is not None else None
+        if snapshot is None:
+            raise NotFound("no snapshot of the launcher block is stored")
+        return Scene(snapshot.block, snapshot.approvals, snapshot.taken_at, snapshot.readings, snapshot.taken_at)
+    current = store.current()
+    if current is None:
+        return Scene(LauncherBlock(posters=[]), {}, now)
+    return Scene(current.block, current.approvals, now)
+
+
+def shown(
+    store: LauncherStore, scene: Scene, params: PostersParams, viewer: Viewer, pick: Callable[[View], Reply]
+) -> Shown:
+    """The reply `pick` makes for this viewer, its snapshot hash (statistics and moderation marks aside), and
+    its statistics when asked. In a moderator's view `count_hash` counts the clicks of the snapshot the public
+    is shown in its place (the reply without the posters awaiting moderation): nobody else sees the moderator's."""
+    reply = pick(View(viewer, scene.at, scene.approvals, params.moderation))
+    hashed = snapshot_hash(reply)
+    if params.statistics:
+        seen = hashed
+        if params.moderation:
+            with suppress(NotFound):  # a collection still awaiting moderation: the public is shown none
+                seen = snapshot_hash(pick(View(viewer, scene.at, scene.approvals)))
+        ids = shown_poster_ids(reply)
+        readings = scene.readings if scene.readings is not None else store.readings(ids, seen)
+        counted = {poster: statistics_of(readings[poster], seen, scene.at) for poster in ids if poster in readings}
+        reply = with_statistics(reply, counted)
+    return Shown(reply, hashed, private=params.moderation or params.statistics, taken_at=scene.taken_at)
+
+
+def viewer_for(registry: RegistryStore, caller: Caller, block: LauncherBlock) -> Viewer:
+    """The account's contractor and territory for a valid token that names them (the authorizer passes what
+    auth keeps of the account), otherwise those the registry detects from the address. The registry is
+    asked only when a poster of the block is limited to contractors or territories."""
+    client_id = caller.principal.get("clientId") or None
+    if not any(entry.available_to.contractors or entry.available_to.territories for entry in block.posters):
+        return Viewer(contractor_id=None, territory_ids=frozenset(), client_id=client_id)
+    contractor, territory = caller.principal.get("contractorId"), caller.principal.get("territoryId")
+    if caller.account_id and contractor:
+        lineage: set[int] = set()
+        if territory:
+            for node in registry.select(territory_ids=[int(territory)]).territories.values():
+                lineage |= {ancestor.territory_id for ancestor in (node, *node.lineage)}
+        return Viewer(contractor_id=int(contractor), territory_ids=frozenset(lineage), client_id=client_id)
+    location = locate(registry, caller.source_ip)
+    return Viewer(contractor_id=location.contractor_id, territory_ids=location.lineage_ids, client_id=client_id)
+
+
+# Clicks and snapshots
+
+
+def count_click(store: LauncherStore, body: str, received_at: datetime) -> bool:
+    """Count one delivered click event (the contract: docs/launcher-data.md); False for a redelivery.
+    An event that breaks the contract raises: SQS delivers it again, then moves it to the dead-letter queue."""
+    return record_click(store, ClickEvent.model_validate_json(body), received_at)
+
+
+def take_snapshot(store: LauncherStore, now: datetime) -> Snapshot | None:
+    """Store the block in force and every poster's counters as they are now; None before the first load."""
+    current = store.current()
+    if current is None:
+        return None
+    return snapshot_of(store, current, now)
+
+
+def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapshot:
+    window = set(daily_hours(now))
+    readings = {
+        poster: ClickReadings(
+            total=reading.total,
+            hourly={hour: count for hour, count in reading.hourly.items() if hour in window},
+            by_hash=reading.by_hash,
+        )
+        for poster, reading in store.all_readings().items()
+    }
+    snapshot = Snapshot(taken_at=now, block=current.block, approvals=current.approvals, readings=readings)
+    store.save_snapshot(snapshot)
+    return snapshot
+
+
+# What operators do
+
+
+def load_block(store: LauncherStore, document: object, guide: GuideLookup, now: datetime) -> Current:
+    """Validate the whole file (BlockError lists every problem; nothing is written then), store it as the
+    block in force and take a snapshot. Approvals of posters still in the block are kept: one whose content
+    changed waits for a new approval all the same (the approval is of its content)."""
+    block = compile_block(document, guide)
+    previous = store.current()
+    ids = {entry.id for entry in block.posters if entry.pre_moderation}
+    approvals = {
+        poster: approval for poster, approval in (previous.approvals if previous else {}).items() if poster in ids
+    }
+    current = store.replace_block(Current(block, approvals, now, previous.version if previous else 0))
+    snapshot_of(store, current, now)
+    return current
+
+
+def check_block(document: object, guide: GuideLookup) -> LauncherBlock:
+    """Validate only (`--check`)."""
+    return compile_block(document, guide)
+
+
+def approve_poster(store: LauncherStore, poster_id: int, moderator: str, now: datetime) -> Approval:
+    """A moderator's approval of a poster awaiting it, recorded with who and when; the public sees the poster
+    from now on (until its content changes). Raises ConcurrentChange when the block changed meanwhile."""
+    current = store.current()
+    if current is None:
+        raise NotFound("no launcher block is loaded")
+    approval = approve(current.block, poster_id, moderator, now)
+    updated = store.replace_block(
+        Current(current.block, {**current.approvals, poster_id: approval}, current.loaded_at, current.version)
+    )
+    snapshot_of(store, updated, now)
+    return approval

@@ -1,0 +1,248 @@
+"""Data access of the launcher: the port the domain uses, its DynamoDB adapter and the factory.
+
+One table, keyed `pk`/`sk`:
+- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes;
+- `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day and
+  `s#<snapshot hash>` per snapshot; all of a block's counters are one Query of this partition;
+- `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
+- `SNAPSHOT`/<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`).
+"""
+
+import json
+import random
+import time
+import zlib
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from ott.aws import client
+from ott.config import EnvSettings, load_settings
+from ott.launcher.clicks import DAILY_HOURS, HOUR, Click, ClickReadings, ClickStore
+from ott.launcher.records import (
+    Current,
+    Snapshot,
+    approval_from_json,
+    approval_to_json,
+    block_from_json,
+    block_to_json,
+    readings_from_json,
+    readings_to_json,
+)
+from ott.launcher.selection import SnapshotIndex, SnapshotRef
+from ott.recordstore import ConcurrentChange
+
+BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
+CLICKS = "CLICKS"
+SNAPSHOTS = "SNAPSHOT"
+# Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
+# each retries after a short random pause, and a message still failing goes back to the queue.
+CONFLICT_RETRIES = 4
+# Hour counters behind the rolling day are dropped by later clicks, this many hours at a time.
+PRUNED_HOURS = 2 * DAILY_HOURS
+HOUR_PREFIX, HASH_PREFIX = "h#", "s#"  # counter attributes: h#<hours since the epoch>, s#<snapshot hash>
+
+
+class LauncherStore(ClickStore, SnapshotIndex, Protocol):
+    def current(self) -> Current | None:
+        """The block in force, or None before the first load."""
+        ...
+
+    def replace_block(self, current: Current) -> Current:
+        """Store `current` in place of the block at `current.version` (0: none yet); raise ConcurrentChange
+        when another load or approval came first. Returns it at its new version."""
+        ...
+
+    def all_readings(self) -> dict[int, ClickReadings]:
+        """Every poster's counters, every snapshot hash included (for snapshots)."""
+        ...
+
+    def save_snapshot(self, snapshot: Snapshot) -> None: ...
+
+    def snapshot(self, ref: SnapshotRef) -> Snapshot | None: ...
+
+
+class LauncherSettings(EnvSettings):
+    table: str = Field(alias="LAUNCHER_TABLE")
+
+
+def poster_key(poster_id: int) -> str:
+    return f"{poster_id:020d}"
+
+
+def moment_key(moment: datetime) -> str:
+    """Sorts like the moments it names."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class DynamoLauncherStore:
+    def __init__(self, dynamodb: Any, table: str) -> None:
+        self._dynamodb = dynamodb
+        self._table = table
+        self._fetched: dict[str, dict[str, Any]] = {}  # snapshot items the index queries already returned
+
+    # The block
+
+    def current(self) -> Current | None:
+        item = self._dynamodb.get_item(TableName=self._table, Key=BLOCK_KEY, ConsistentRead=True).get("Item")
+        if item is None:
+            return None
+        doc = json.loads(item["doc"]["S"])
+        return Current(
+            block=block_from_json(doc["block"]),
+            approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+            loaded_at=datetime.fromisoformat(doc["loaded_at"]),
+            version=int(item["v"]["N"]),
+        )
+
+    def replace_block(self, current: Current) -> Current:
+        doc = {
+            "block": block_to_json(current.block),
+            "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
+            "loaded_at": current.loaded_at.isoformat(),
+        }
+        condition = (
+            {"ConditionExpression": "attribute_not_exists(pk)"}
+            if current.version == 0
+            else {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(current.version)}}}
+        )
+        item = {**BLOCK_KEY, "doc": {"S": json.dumps(doc, ensure_ascii=False)}, "v": {"N": str(current.version + 1)}}
+        try:
+            self._dynamodb.put_item(TableName=self._table, Item=item, **condition)
+        except self._dynamodb.exceptions.ConditionalCheckFailedException:
+            raise ConcurrentChange from None
+        return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
+
+    # Clicks
+
+    def count_once(self, click: Click) -> bool:
+        hour, snapshot = f"{HOUR_PREFIX}{click.hour}", f"{HASH_PREFIX}{click.snapshot_hash}"
+        stale = [f"{HOUR_PREFIX}{h}" for h in range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)]
+        names = {"#t": "total", "#h": hour, "#s": snapshot} | {f"#r{i}": name for i, name in enumerate(stale)}
+        remember = {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    "pk": {"S": f"EVENT#{click.event_id}"},
+                    "sk": {"S": "-"},
+                    "ttl": {"N": str(click.forget_event_at)},
+                },
+                "ConditionExpression": "attribute_not_exists(pk) OR #ttl <= :now",
+                "ExpressionAttributeNames": {"#ttl": "ttl"},
+                "ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}},
+            }
+        }
+        count = {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": CLICKS}, "sk": {"S": poster_key(click.poster_id)}},
+                "UpdateExpression": "ADD #t :one, #h :one, #s :one REMOVE "
+                + ", ".join(f"#r{i}" for i in range(len(stale))),
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": {":one": {"N": "1"}},
+            }
+        }
+        for attempt in range(CONFLICT_RETRIES + 1):
+            try:
+                self._dynamodb.transact_write_items(TransactItems=[remember, count])
+                return True
+            except self._dynamodb.exceptions.TransactionCanceledException as error:
+                codes = [reason.get("Code") for reason in error.response.get("CancellationReasons", [])]
+                if codes and codes[0] == "ConditionalCheckFailed":
+                    return False  # counted before: a redelivery
+                if "TransactionConflict" not in codes or attempt == CONFLICT_RETRIES:
+                    raise
+            time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311 - jitter, not a secret
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
+        wanted = set(poster_ids)
+        return {poster: reading for poster, reading in self._clicks(snapshot_hash).items() if poster in wanted}
+
+    def all_readings(self) -> dict[int, ClickReadings]:
+        return self._clicks(None)
+
+    def _clicks(self, snapshot_hash: str | None) -> dict[int, ClickReadings]:
+        """One Query of the counters partition. With a hash, only the lifetime count, the hours of the rolling
+        day (and one more for clocks a little apart) and that hash's count are read: about 100 bytes a poster,
+        so a block of 500 posters is one page, however many snapshots its posters were clicked in."""
+        found: dict[int, ClickReadings] = {}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
+        }
+        if snapshot_hash is not None:
+            current = int(time.time()) // HOUR
+            names = [f"{HOUR_PREFIX}{hour}" for hour in range(current - DAILY_HOURS, current + 2)]
+            names += ["sk", "total", f"{HASH_PREFIX}{snapshot_hash}"]
+            request["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
+            request["ProjectionExpression"] = ", ".join(f"#a{i}" for i in range(len(names)))
+        while True:
+            reply = self._dynamodb.query(**request)
+            for item in reply.get("Items", []):
+                hourly = {
+                    int(name[2:]): int(value["N"]) for name, value in item.items() if name.startswith(HOUR_PREFIX)
+                }
+                by_hash = {name[2:]: int(value["N"]) for name, value in item.items() if name.startswith(HASH_PREFIX)}
+                if snapshot_hash is not None:
+                    by_hash = {snapshot_hash: by_hash[snapshot_hash]} if snapshot_hash in by_hash else {}
+                total = int(item.get("total", {"N": "0"})["N"])
+                found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=by_hash)
+            if "LastEvaluatedKey" not in reply:
+                return found
+            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+
+    # Snapshots
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        doc = {
+            "taken_at": snapshot.taken_at.isoformat(),
+            "block": block_to_json(snapshot.block),
+            "approvals": {str(key): approval_to_json(value) for key, value in snapshot.approvals.items()},
+            "readings": {str(key): readings_to_json(value) for key, value in snapshot.readings.items()},
+        }
+        packed = zlib.compress(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        item = {"pk": {"S": SNAPSHOTS}, "sk": {"S": moment_key(snapshot.taken_at)}, "doc": {"B": packed}}
+        self._dynamodb.put_item(TableName=self._table, Item=item)
+
+    def latest_at_or_before(self, moment: datetime) -> SnapshotRef | None:
+        return self._one("sk <= :at", moment, forward=False)
+
+    def earliest_after(self, moment: datetime) -> SnapshotRef | None:
+        return self._one("sk > :at", moment, forward=True)
+
+    def _one(self, condition: str, moment: datetime, forward: bool) -> SnapshotRef | None:
+        items = self._dynamodb.query(
+            TableName=self._table,
+            KeyConditionExpression=f"pk = :pk AND {condition}",
+            ExpressionAttributeValues={":pk": {"S": SNAPSHOTS}, ":at": {"S": moment_key(moment)}},
+            ScanIndexForward=forward,
+            Limit=1,
+        ).get("Items", [])
+        if not items:
+            return None
+        key = items[0]["sk"]["S"]
+        self._fetched[key] = items[0]
+        return SnapshotRef(taken_at=datetime.strptime(key, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC), key=key)
+
+    def snapshot(self, ref: SnapshotRef) -> Snapshot | None:
+        item = self._fetched.pop(ref.key, None)
+        if item is None:
+            key = {"pk": {"S": SNAPSHOTS}, "sk": {"S": ref.key}}
+            item = self._dynamodb.get_item(TableName=self._table, Key=key).get("Item")
+        if item is None:
+            return None
+        doc = json.loads(zlib.decompress(item["doc"]["B"]))
+        return Snapshot(
+            taken_at=datetime.fromisoformat(doc["taken_at"]),
+            block=block_from_json(doc["block"]),
+            approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+            readings={int(key): readings_from_json(value) for key, value in doc["readings"].items()},
+        )
+
+
+def launcher_store() -> DynamoLauncherStore:
+    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table)

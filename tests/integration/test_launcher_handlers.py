@@ -1,0 +1,439 @@
+"""The launcher's handlers, click consumer and snapshot function against moto, on the demo data (issue 9)."""
+
+import json
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlencode
+
+import pytest
+from defusedxml.ElementTree import fromstring
+
+from local.invoke import context, principal_of, sample_event
+from ops import launcher_moderate
+from ott.aws import client
+from ott.launcher.service import MODERATOR_SCOPE
+from ott.launcher.store import DynamoLauncherStore
+from tests.conftest import TEMPLATE
+from tests.integration.conftest import invoke
+
+REDIRECT = "http://127.0.0.1:8765/callback"
+PUBLIC_IDS = [1, 2, 3, 4, 5, 10, 11, 12]  # from 127.0.0.1: contractor 1, Москва (3)
+
+
+def body(reply):
+    return json.loads(reply["body"])
+
+
+def ids(reply):
+    return [poster["id"] for poster in body(reply)["posters"]]
+
+
+def signed_in(client_id: str, secret: str, username: str, password: str) -> dict:
+    """What the API's authorizer passes on for a token of this user through this client."""
+    from functions.auth_token import app
+    from ott.auth.login import sign_in
+    from ott.auth.policy import AuthPolicy
+    from ott.auth.records import Client
+    from ott.auth.store import auth_store
+
+    store = auth_store()
+    registered = store.get(Client, client_id)
+    assert registered is not None
+    code = sign_in(store, AuthPolicy(), registered, REDIRECT, username, password, int(time.time()))
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "client_id": client_id,
+        "client_secret": secret,
+    }
+    reply = app.lambda_handler({**sample_event("auth_token"), "body": urlencode(form)}, context("auth_token"))
+    return principal_of(body(reply)["access_token"], required=False)
+
+
+@pytest.fixture
+def moderator(demo) -> dict:
+    return signed_in("demo-staff", "demo-staff-secret", "moderator@example.com", "moderator-password")
+
+
+@pytest.fixture
+def store(demo) -> DynamoLauncherStore:
+    return DynamoLauncherStore(client("dynamodb"), TEMPLATE.physical_name("LauncherTable"))
+
+
+def test_the_public_block_is_in_file_order_without_hidden_posters_in_json_and_xml(demo):
+    as_json = invoke("launcher_posters")
+    assert as_json["statusCode"] == 200
+    assert ids(as_json) == PUBLIC_IDS  # 6 only in its collection, 7 awaits moderation, 8 and 9 target others
+    first = body(as_json)["posters"][0]
+    assert first == {
+        "id": 1,
+        "type": "TELECAST",
+        "title": "Новости",
+        "images": [
+            {
+                "url": "https://static.demo-telecom.example/shows/news.jpg",
+                "width": 1280,
+                "height": 720,
+                "profile": "horizontal",
+            }
+        ],
+        "color": "#1E90FF",
+        "channel_id": 101,
+        "telecast_id": 5001,
+        "description": "Главное за день на Первом демо",
+        "duration": 1800,
+        "is_promo": True,
+    }
+    as_xml = invoke("launcher_posters", path="/launcher/1/posters.xml")
+    root = fromstring(as_xml["body"])
+    assert root.tag == "PosterList"
+    assert [int(poster.findtext("id")) for poster in root.findall("posters")] == PUBLIC_IDS
+    # One snapshot, one hash: the ETag names what was shown, whatever the format.
+    assert as_xml["headers"]["ETag"] == as_json["headers"]["ETag"] == f'"{as_json["headers"]["X-Snapshot-Hash"]}"'
+    assert as_json["headers"]["Cache-Control"] == "private, max-age=60"
+
+
+@pytest.mark.parametrize(
+    ("address", "expected"),
+    [
+        ("10.0.0.7", [1, 2, 3, 4, 5, 9, 10, 11, 12]),  # Королёв lies in Московская область (4): the ad is shown
+        ("198.51.100.7", [1, 2, 3, 4, 5, 8, 10, 11, 12]),  # the second contractor's film
+        ("192.0.2.1", PUBLIC_IDS[:]),  # an unknown network: only what targets nobody
+    ],
+)
+def test_the_block_is_chosen_by_the_contractor_and_territory_detected_from_the_address(demo, address, expected):
+    assert ids(invoke("launcher_posters", source_ip=address)) == expected
+
+
+def test_a_valid_token_chooses_by_the_accounts_contractor_and_territory_not_the_address(demo, moderator):
+    # The moderator's account is a subscriber of contractor 1 in Москва: from the second contractor's network
+    # it is still shown contractor 1's block.
+    assert ids(invoke("launcher_posters", source_ip="198.51.100.7", principal=moderator)) == PUBLIC_IDS
+
+
+def test_a_token_whose_account_has_no_home_is_located_by_its_address(demo):
+    viewer = signed_in("demo-tv", "demo-tv-secret", "demo@example.com", "demo-password")
+    assert viewer["accountId"] and "contractorId" not in viewer
+    assert 8 in ids(invoke("launcher_posters", source_ip="198.51.100.7", principal=viewer))
+
+
+@pytest.mark.parametrize("path", ["/launcher/1/posters.json", "/launcher/1/posters.xml"])
+def test_a_wrong_or_expired_token_is_401_invalid_token_never_ignored(demo, path):
+    from functions.auth_authorizer import app
+
+    event = {**sample_event("auth_authorizer"), "headers": {"Authorization": "Bearer not-a-token"}}
+    rejected = app.optional(event, context("auth_authorizer"))["context"]
+    assert rejected == {"tokenRejected": "true"}
+    reply = invoke("launcher_posters", path=path, principal=rejected)
+    assert reply["statusCode"] == 401
+    assert reply["headers"]["WWW-Authenticate"] == 'Bearer realm="ott", error="invalid_token"'
+    assert "invalid_token" in reply["body"]
+
+
+@pytest.mark.parametrize(
+    "query", [{"moderation": "true"}, {"statistics": "true"}, {"statistics": "true", "time_travel": "1764000000"}]
+)
+def test_moderator_parameters_need_the_moderator_scope(demo, query):
+    viewer = signed_in("demo-tv", "demo-tv-secret", "demo@example.com", "demo-password")
+    for principal in (None, viewer):
+        for function, extra in (("launcher_posters", {}), ("launcher_poster", {"id": "5"})):
+            reply = invoke(function, query={**query, **extra}, principal=principal)
+            assert reply["statusCode"] == 403
+            assert reply["headers"]["WWW-Authenticate"] == (
+                f'Bearer realm="ott", error="insufficient_scope", scope="{MODERATOR_SCOPE}"'
+            )
+
+
+def test_only_the_staff_users_sign_in_through_the_staff_console_carries_the_moderator_scope(demo, moderator):
+    assert MODERATOR_SCOPE in moderator["scope"].split()
+    subscriber = signed_in("demo-staff", "demo-staff-secret", "demo@example.com", "demo-password")
+    assert MODERATOR_SCOPE not in subscriber["scope"].split()
+    assert invoke("launcher_posters", query={"moderation": "true"}, principal=subscriber)["statusCode"] == 403
+
+
+@pytest.mark.parametrize("query", [{"time_travel": "1764000000"}, {"statistics": "false", "time_travel": "0"}])
+def test_time_travel_without_statistics_is_400(demo, moderator, query):
+    assert invoke("launcher_posters", query=query, principal=moderator)["statusCode"] == 400
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"moderation": "yes"}, {"statistics": "1"}, {"statistics": "true", "time_travel": "yesterday"}],
+)
+def test_malformed_switches_and_timestamps_are_400(demo, moderator, query):
+    reply = invoke("launcher_posters", query=query, principal=moderator)
+    assert reply["statusCode"] == 400, reply["body"]
+
+
+def test_the_moderators_view_adds_posters_awaiting_moderation_and_is_never_stored(demo, moderator):
+    reply = invoke("launcher_posters", query={"moderation": "true"}, principal=moderator)
+    assert reply["statusCode"] == 200
+    assert ids(reply) == [1, 2, 3, 4, 5, 7, 10, 11, 12]
+    waiting = next(poster for poster in body(reply)["posters"] if poster["id"] == 7)
+    assert waiting["moderation"] == {"state": "PENDING"}
+    assert reply["headers"]["Cache-Control"] == "private, no-store"
+    etag = reply["headers"]["ETag"]
+    again = invoke(
+        "launcher_posters", query={"moderation": "true"}, principal=moderator, headers={"If-None-Match": etag}
+    )
+    assert again["statusCode"] == 200  # private, no-store replies are never 304
+
+
+def test_statistics_count_the_demo_clicks_lifetime_daily_and_per_snapshot(demo, moderator):
+    reply = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator)
+    assert reply["statusCode"] == 200
+    shown = {poster["id"]: poster["statistics"] for poster in body(reply)["posters"]}
+    # The moderator's account sees what 127.0.0.1 sees: the demo clicks were sent with that snapshot's hash.
+    assert reply["headers"]["X-Snapshot-Hash"] == invoke("launcher_posters")["headers"]["X-Snapshot-Hash"]
+    assert shown[1] == {"count_daily": 12, "count_total": 17, "count_hash": 17}  # 5 of them 30 hours ago
+    assert shown[2] == {"count_daily": 0, "count_total": 2, "count_hash": 2}
+    assert shown[10] == {"count_daily": 0, "count_total": 0, "count_hash": 0}
+    assert reply["headers"]["Cache-Control"] == "private, no-store"
+
+
+def test_count_hash_counts_only_the_clicks_of_the_snapshot_shown(demo, moderator):
+    # From Королёв the block holds the ad too: another snapshot, whose viewers clicked nothing yet.
+    reply = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator, source_ip="10.0.0.7")
+    assert body(reply)["posters"][0]["statistics"]["count_hash"] == 17  # the account's home decides, not the address
+    viewer = {**moderator}
+    viewer.pop("contractorId"), viewer.pop("territoryId")
+    reply = invoke("launcher_posters", query={"statistics": "true"}, principal=viewer, source_ip="10.0.0.7")
+    assert body(reply)["posters"][0]["statistics"] == {"count_daily": 12, "count_total": 17, "count_hash": 0}
+
+
+def test_public_replies_are_304_when_the_client_holds_the_snapshot(demo):
+    first = invoke("launcher_posters")
+    etag = first["headers"]["ETag"]
+    again = invoke("launcher_posters", headers={"If-None-Match": etag})
+    assert again["statusCode"] == 304 and again["body"] == ""
+    assert again["headers"]["ETag"] == etag
+    assert invoke("launcher_posters", headers={"If-None-Match": '"other"'})["statusCode"] == 200
+    # Another client's snapshot is another representation.
+    assert invoke("launcher_posters", headers={"If-None-Match": etag}, source_ip="10.0.0.7")["statusCode"] == 200
+
+
+def test_a_collection_opens_with_the_attached_and_related_posters_the_client_may_see(demo, moderator):
+    reply = invoke("launcher_poster", query={"id": "5"})
+    assert reply["statusCode"] == 200
+    collection = body(reply)
+    assert collection["id"] == 5 and collection["type"] == "COLLECTION"
+    assert [poster["id"] for poster in collection["attached_posters"]] == [3, 6]  # 7 awaits moderation
+    assert [poster["id"] for poster in collection["related_posters"]] == [1, 4]
+    moderated = body(invoke("launcher_poster", query={"id": "5", "moderation": "true"}, principal=moderator))
+    assert [poster["id"] for poster in moderated["attached_posters"]] == [3, 6, 7]
+    as_xml = fromstring(invoke("launcher_poster", query={"id": "5"}, path="/launcher/1/poster.xml")["body"])
+    assert as_xml.tag == "Poster"
+    assert [int(p.findtext("id")) for p in as_xml.findall("attached_posters")] == [3, 6]
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [({}, 400), ({"id": "abc"}, 400), ({"id": "-5"}, 400), ({"id": "3"}, 404), ({"id": "999"}, 404)],
+)
+def test_poster_needs_the_id_of_a_collection(demo, query, status):
+    reply = invoke("launcher_poster", query=query)
+    assert reply["statusCode"] == status, reply["body"]
+
+
+def test_approving_a_poster_shows_it_to_the_public_and_records_who_and_when(demo, moderator):
+    assert launcher_moderate.main(["approve", "7", "--by", "olga", "--table", "LauncherTable"]) == 0
+    assert 7 in ids(invoke("launcher_posters"))
+    reply = invoke("launcher_posters", query={"moderation": "true"}, principal=moderator)
+    waiting = next(poster for poster in body(reply)["posters"] if poster["id"] == 7)
+    assert waiting["moderation"]["state"] == "APPROVED" and waiting["moderation"]["approved_by"] == "olga"
+    approved_at = datetime.fromisoformat(waiting["moderation"]["approved_at"])
+    assert abs(approved_at - datetime.now(UTC)) < timedelta(minutes=1)
+    assert launcher_moderate.main(["approve", "3", "--table", "LauncherTable"]) == 2  # not marked for it
+
+
+def test_time_travel_answers_the_nearest_snapshot_and_names_it(demo, moderator, store):
+    taken = store.latest_at_or_before(datetime.now(UTC))
+    assert taken is not None
+    later = taken.taken_at + timedelta(days=1)
+    for moment in (taken.taken_at.isoformat(), str(int(taken.taken_at.timestamp()) + 1), later.isoformat(), "0"):
+        reply = invoke("launcher_posters", query={"statistics": "true", "time_travel": moment}, principal=moderator)
+        assert reply["statusCode"] == 200, reply["body"]
+        assert datetime.fromisoformat(reply["headers"]["X-Snapshot-Taken-At"]) == taken.taken_at
+        assert reply["headers"]["Cache-Control"] == "private, no-store"
+    # Clicks after the snapshot do not change what it answers; the live statistics count them.
+    consume(click("later-1", 3, invoke("launcher_posters")["headers"]["X-Snapshot-Hash"]))
+    query = {"statistics": "true", "time_travel": taken.taken_at.isoformat()}
+    then = {
+        p["id"]: p["statistics"]["count_total"]
+        for p in body(invoke("launcher_posters", query=query, principal=moderator))["posters"]
+    }
+    live = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator)
+    assert {p["id"]: p["statistics"]["count_total"] for p in body(live)["posters"]}[3] == then[3] + 1 == 8
+
+
+def test_time_travel_picks_the_nearer_of_two_snapshots(demo, moderator, store):
+    from ott.launcher.service import take_snapshot
+
+    first = store.latest_at_or_before(datetime.now(UTC))
+    assert first is not None
+    second = take_snapshot(store, first.taken_at + timedelta(hours=2))
+    assert second is not None
+    for moment, expected in (
+        (first.taken_at + timedelta(minutes=59), first.taken_at),
+        (first.taken_at + timedelta(minutes=61), second.taken_at),
+        (first.taken_at + timedelta(hours=1), first.taken_at),  # a tie: the earlier, in force then
+    ):
+        query = {"statistics": "true", "time_travel": moment.isoformat()}
+        reply = invoke("launcher_poster", query={**query, "id": "5"}, principal=moderator)
+        assert datetime.fromisoformat(reply["headers"]["X-Snapshot-Taken-At"]) == expected
+
+
+def test_time_travel_with_no_snapshot_stored_is_404(aws, registry):
+    from functions.auth_token import app  # noqa: F401 - the handlers' modules import cleanly without data
+
+    moderator = {"accountId": "1", "clientId": "demo-staff", "scope": MODERATOR_SCOPE}
+    reply = invoke("launcher_posters", query={"statistics": "true", "time_travel": "0"}, principal=moderator)
+    assert reply["statusCode"] == 404
+    assert ids(invoke("launcher_posters")) == []  # before the first load the block is empty
+
+
+# The click consumer
+
+
+def click(event_id: str, poster_id: int, snapshot: str, **fields) -> dict:
+    return {
+        "event_id": event_id,
+        "poster_id": poster_id,
+        "snapshot_hash": snapshot,
+        "device_id": "stb-1",
+        "time": datetime.now(UTC).isoformat(),
+        **fields,
+    }
+
+
+def consume(*events: dict | str) -> dict:
+    from functions.launcher_clicks import app
+
+    base = sample_event("launcher_clicks")["Records"][0]
+    records = [
+        {**base, "messageId": f"m{i}", "body": event if isinstance(event, str) else json.dumps(event)}
+        for i, event in enumerate(events)
+    ]
+    return app.lambda_handler({"Records": records}, context("launcher_clicks"))
+
+
+def test_the_sample_click_event_is_counted(demo, store):
+    assert consume(json.loads(sample_event("launcher_clicks")["Records"][0]["body"])) == {"batchItemFailures": []}
+    assert store.readings([1], "q1y3m0v9bJ8cX2d7kL4nP6rS5tU0wZ1aB3cD5eF7gH9")[1].by_hash == {
+        "q1y3m0v9bJ8cX2d7kL4nP6rS5tU0wZ1aB3cD5eF7gH9": 1
+    }
+
+
+def test_a_redelivered_event_is_counted_once(demo, store):
+    snapshot = "A" * 43
+    before = store.readings([4], snapshot)[4].total
+    assert consume(click("e-1", 4, snapshot), click("e-1", 4, snapshot)) == {"batchItemFailures": []}
+    assert consume(click("e-1", 4, snapshot)) == {"batchItemFailures": []}
+    after = store.readings([4], snapshot)[4]
+    assert after.total == before + 1 and after.by_hash == {snapshot: 1}
+
+
+def test_an_event_that_breaks_the_contract_goes_back_to_the_queue_alone(demo, store):
+    snapshot = "B" * 43
+    reply = consume("not json", click("bad", 0, snapshot), click("ok", 10, snapshot))
+    assert reply == {"batchItemFailures": [{"itemIdentifier": "m0"}, {"itemIdentifier": "m1"}]}
+    assert store.readings([10], snapshot)[10].total == 1
+
+
+def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo, store, monkeypatch):
+    dynamodb = client("dynamodb")
+    # DynamoDB applies each transaction atomically; moto does not between threads, so its calls take turns here.
+    # The consumers themselves run in parallel, and their transactions conflict as DynamoDB's would.
+    one_call_at_a_time = threading.Lock()
+    make_call = dynamodb._make_api_call
+
+    def atomic_call(*args, **kwargs):
+        with one_call_at_a_time:
+            return make_call(*args, **kwargs)
+
+    monkeypatch.setattr(dynamodb, "_make_api_call", atomic_call)
+    snapshot = "C" * 43
+    events = [click(f"c-{i}", 11, snapshot) for i in range(40)]
+    start = threading.Barrier(8)
+
+    def consumer(share: list[dict]) -> None:
+        start.wait()
+        assert consume(*share) == {"batchItemFailures": []}
+
+    # Eight consumers, each handed a batch that overlaps its neighbour's: every event is delivered twice.
+    shares = [events[i * 5 : i * 5 + 10] for i in range(8)]
+    threads = [threading.Thread(target=consumer, args=(share,)) for share in shares]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    readings = store.readings([11], snapshot)[11]
+    assert readings.total == 40 and readings.by_hash == {snapshot: 40} and sum(readings.hourly.values()) == 40
+
+
+def test_a_transaction_conflict_is_retried_and_counts_once(demo, store, monkeypatch):
+    dynamodb = client("dynamodb")
+    make_call = dynamodb._make_api_call
+    conflicts = []
+
+    def conflicting(operation, params):
+        if operation == "TransactWriteItems" and not conflicts:
+            conflicts.append(operation)
+            error = {"Code": "TransactionCanceledException", "Message": "Transaction cancelled"}
+            reasons = [{"Code": "None"}, {"Code": "TransactionConflict"}]
+            raise dynamodb.exceptions.TransactionCanceledException(
+                {"Error": error, "CancellationReasons": reasons}, operation
+            )
+        return make_call(operation, params)
+
+    monkeypatch.setattr(dynamodb, "_make_api_call", conflicting)
+    assert consume(click("conflict-1", 12, "D" * 43)) == {"batchItemFailures": []}
+    assert conflicts and store.readings([12], "D" * 43)[12].total == 1
+
+
+def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store):
+    from functions.launcher_snapshot import app
+
+    reply = app.lambda_handler(sample_event("launcher_snapshot"), context("launcher_snapshot"))
+    taken_at = datetime.fromisoformat(reply["taken_at"])
+    ref = store.latest_at_or_before(datetime.now(UTC))
+    assert ref is not None and ref.taken_at == taken_at
+    snapshot = store.snapshot(ref)
+    assert snapshot is not None and len(snapshot.block.posters) == 12
+    assert snapshot.readings[1].total == 17
+
+
+# The operator's loader
+
+
+def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(demo, store, tmp_path, capsys):
+    from ops import launcher_load
+
+    before = store.current()
+    assert before is not None
+    broken = tmp_path / "block.yaml"
+    broken.write_text(
+        "posters:\n"
+        "  - {id: 1, type: FILM, title: Без номера}\n"
+        "  - {id: 2, type: COLLECTION, title: Подборка, attached_posters: [2]}\n"
+        "  - {id: 3, type: YOUTUBE, youtube_id: short, title: Клип, color: red}\n",
+        encoding="utf-8",
+    )
+    assert launcher_load.main([str(broken), "--table", "LauncherTable"]) == 2
+    problems = capsys.readouterr().err
+    for expected in (
+        "posters.0.film_id",
+        "posters.1.attached_posters: collection 2 contains itself",
+        "posters.2.youtube_id",
+        "posters.2.color",
+    ):
+        assert expected in problems
+    assert store.current() == before
+    valid = tmp_path / "valid.json"
+    valid.write_text(json.dumps({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), encoding="utf-8")
+    assert launcher_load.main([str(valid), "--table", "LauncherTable", "--check"]) == 0
+    assert store.current() == before  # --check writes nothing
+    assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 0
+    assert ids(invoke("launcher_posters")) == [1]

@@ -1,0 +1,221 @@
+"""The launcher's domain functions with in-memory ports: who may ask what, whose block a client is shown,
+counting clicks once, snapshots and their rolling day, loads and approvals (issue 9)."""
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from ott.auth.admin import create_user, register_client
+from ott.auth.bearer import decide
+from ott.auth.crypto import token_hash
+from ott.auth.records import AccessToken, Client
+from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
+from ott.launcher.params import PosterParams, PostersParams
+from ott.launcher.selection import snapshot_hash
+from ott.launcher.service import (
+    MODERATOR_SCOPE,
+    Caller,
+    answer_poster,
+    answer_posters,
+    approve_poster,
+    count_click,
+    load_block,
+    take_snapshot,
+)
+from ott.recordstore import ConcurrentChange
+from tests.unit.auth_world import REDIRECT, World
+from tests.unit.fakes import InMemoryLauncherStore
+from tests.unit.launcher_data import NOW, FakeGuide, block_document
+
+MODERATOR = {"accountId": "42", "clientId": "demo-staff", "scope": f"account {MODERATOR_SCOPE}"}
+ANONYMOUS = Caller(source_ip="192.0.2.1")  # a network the registry does not know
+
+
+@pytest.fixture
+def launcher() -> InMemoryLauncherStore:
+    store = InMemoryLauncherStore()
+    load_block(store, block_document(), FakeGuide(), NOW)
+    return store
+
+
+def posters(launcher, registry, caller=ANONYMOUS, **params):
+    return answer_posters(launcher, registry, caller, PostersParams(**params), NOW)
+
+
+def ids(shown):
+    return [poster.id for poster in shown.reply.posters]
+
+
+@pytest.mark.parametrize("params", [{"moderation": True}, {"statistics": True}])
+def test_moderator_parameters_need_the_moderator_scope(launcher, store, params):
+    for principal in ({}, {"accountId": "7", "clientId": "demo-tv", "scope": "account user_data phoneconfirm"}):
+        with pytest.raises(InsufficientScope):
+            posters(launcher, store, Caller("192.0.2.1", principal), **params)
+    assert posters(launcher, store, Caller("192.0.2.1", MODERATOR), **params).private
+
+
+def test_a_token_the_authorizer_rejected_is_invalid_even_for_public_posters(launcher, store):
+    with pytest.raises(InvalidToken):
+        posters(launcher, store, Caller("192.0.2.1", {"tokenRejected": "true"}))
+
+
+def test_time_travel_works_only_with_statistics(launcher, store):
+    with pytest.raises(InvalidInput):
+        posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True, time_travel=NOW)
+
+
+def test_the_accounts_contractor_and_territory_choose_the_block_with_one_registry_read(launcher, store):
+    # Королёв (5) lies in Московская область (4), which poster 9 targets (with client ids second-stb-*).
+    home = {**MODERATOR, "clientId": "second-stb-android", "contractorId": "1", "territoryId": "5"}
+    shown = posters(launcher, store, Caller("198.51.100.7", home))  # the address says: contractor 2
+    assert 9 in ids(shown) and 8 not in ids(shown)
+    assert store.reads == {"select": 1}  # the territory's lineage only: no address detection
+
+
+def test_without_a_home_the_registry_detects_the_client_from_its_address(launcher, store):
+    assert 8 in ids(posters(launcher, store, Caller("198.51.100.7")))
+    assert store.reads["index"] == 1
+
+
+def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothing(store):
+    launcher = InMemoryLauncherStore()
+    load_block(launcher, {"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}, FakeGuide(), NOW)
+    assert ids(posters(launcher, store)) == [1]
+    assert not store.reads
+
+
+def test_before_the_first_load_the_block_is_empty(store):
+    assert ids(posters(InMemoryLauncherStore(), store)) == []
+
+
+def click(event_id, poster_id, snapshot, when):
+    return json.dumps(
+        {"event_id": event_id, "poster_id": poster_id, "snapshot_hash": snapshot, "device_id": "d", "time": when}
+    )
+
+
+def test_clicks_are_counted_once_by_event_id_lifetime_daily_and_per_snapshot(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    other = "Z" * 43
+    assert count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW)
+    assert not count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW)  # redelivered
+    assert count_click(launcher, click("b", 3, seen, str(int((NOW - timedelta(hours=25)).timestamp()))), NOW)
+    assert count_click(launcher, click("c", 3, other, (NOW - timedelta(hours=1)).isoformat()), NOW)
+    # A device whose clock runs ahead clicks when its click is received.
+    assert count_click(launcher, click("d", 3, seen, (NOW + timedelta(days=3)).isoformat()), NOW)
+    shown = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True)
+    assert shown.snapshot_hash == seen  # statistics are notes on the posters, outside the hash
+    stats = {poster.id: poster.statistics for poster in shown.reply.posters}
+    assert stats[3].model_dump() == {"count_daily": 3, "count_total": 4, "count_hash": 3}
+    assert stats[1].model_dump() == {"count_daily": 0, "count_total": 0, "count_hash": 0}
+
+
+def test_an_event_that_breaks_the_contract_is_refused(launcher):
+    with pytest.raises(ValueError, match="account_id or a device_id"):
+        count_click(launcher, json.dumps({"event_id": "x", "poster_id": 1, "snapshot_hash": "A" * 43, "time": 0}), NOW)
+
+
+def test_a_snapshot_keeps_the_block_and_the_rolling_days_counters(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    count_click(launcher, click("old", 3, seen, (NOW - timedelta(hours=30)).isoformat()), NOW)
+    count_click(launcher, click("new", 3, seen, NOW.isoformat()), NOW)
+    snapshot = take_snapshot(launcher, NOW + timedelta(minutes=5))
+    assert snapshot is not None and snapshot.block == launcher.current().block
+    assert snapshot.readings[3].total == 2 and sum(snapshot.readings[3].hourly.values()) == 1
+    assert take_snapshot(InMemoryLauncherStore(), NOW) is None
+
+
+def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    count_click(launcher, click("one", 5, seen, NOW.isoformat()), NOW)
+    take_snapshot(launcher, NOW + timedelta(hours=1))
+    count_click(launcher, click("two", 5, seen, NOW.isoformat()), NOW)
+    moderator = Caller("192.0.2.1", MODERATOR)
+    early = posters(launcher, store, moderator, statistics=True, time_travel=NOW + timedelta(minutes=10))
+    assert early.taken_at == NOW and 5 not in launcher.snapshots[0].readings  # the load's snapshot: no clicks yet
+    later = answer_poster(
+        launcher, store, moderator, PosterParams(id=5, statistics=True, time_travel=NOW + timedelta(hours=2)), NOW
+    )
+    assert later.taken_at == NOW + timedelta(hours=1)
+    assert later.reply.statistics is not None and later.reply.statistics.count_total == 1
+
+
+def test_time_travel_with_nothing_stored_is_not_found(store):
+    with pytest.raises(NotFound):
+        posters(InMemoryLauncherStore(), store, Caller("192.0.2.1", MODERATOR), statistics=True, time_travel=NOW)
+
+
+def test_an_approval_is_recorded_with_who_and_when_and_survives_a_reload_of_the_same_poster(launcher, store):
+    assert 7 not in ids(posters(launcher, store))
+    approval = approve_poster(launcher, 7, "olga", NOW + timedelta(minutes=1))
+    assert (approval.approved_by, approval.approved_at) == ("olga", NOW + timedelta(minutes=1))
+    assert 7 in ids(posters(launcher, store))
+    load_block(launcher, block_document(), FakeGuide(), NOW + timedelta(hours=1))
+    assert 7 in ids(posters(launcher, store))
+    changed = block_document()
+    next(p for p in changed["posters"] if p["id"] == 7)["title"] = "Новый тариф: другие условия"
+    load_block(launcher, changed, FakeGuide(), NOW + timedelta(hours=2))
+    assert 7 not in ids(posters(launcher, store))  # a changed poster waits for a new approval
+    assert len(launcher.snapshots) == 4  # every load and every approval stores a snapshot
+
+
+def test_an_approval_of_a_block_that_changed_meanwhile_is_refused(launcher):
+    stale = launcher.current()
+    load_block(launcher, block_document(), FakeGuide(), NOW)
+    with pytest.raises(ConcurrentChange):
+        launcher.replace_block(stale)
+    with pytest.raises(NotFound):
+        approve_poster(InMemoryLauncherStore(), 7, "olga", NOW)
+
+
+def test_public_and_moderator_views_of_an_approved_block_share_the_snapshot_hash(launcher, store):
+    approve_poster(launcher, 7, "olga", NOW)
+    public = posters(launcher, store)
+    moderated = posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True)
+    assert public.snapshot_hash == moderated.snapshot_hash == snapshot_hash(public.reply)
+    assert not public.private and moderated.private
+
+
+# What auth keeps for the launcher: the staff scope and the account's home, in the authorizer's context.
+
+
+def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_home():
+    world = World()
+    register_client(
+        world.store, "demo-staff", "Staff", ["authorization_code"], [REDIRECT], ["account", MODERATOR_SCOPE], secret="s"
+    )
+    create_user(
+        world.store, "mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=[MODERATOR_SCOPE]
+    )
+    staff = world.store.get(Client, "demo-staff")
+
+    def sign_in_as(username: str, password: str) -> dict:
+        from ott.auth.login import sign_in
+
+        code = sign_in(world.store, world.policy, staff, REDIRECT, username, password, world.clock.now)
+        form = {"code": code, "redirect_uri": REDIRECT, "client_id": "demo-staff", "client_secret": "s"}
+        reply = world.exchange({**form, "grant_type": "authorization_code"})
+        assert world.store.get(AccessToken, token_hash(reply.access_token)) is not None
+        return decide(world.store, reply.access_token, "arn", required=False)["context"]
+
+    moderator = sign_in_as("mod@example.com", "moderator-pw")
+    assert moderator["scope"] == f"account {MODERATOR_SCOPE}"
+    assert (moderator["contractorId"], moderator["territoryId"]) == ("1", "3")
+    subscriber = sign_in_as("demo@example.com", "demo-password")
+    assert subscriber["scope"] == "account" and "contractorId" not in subscriber
+    with pytest.raises(InvalidInput):
+        create_user(world.store, "x@example.com", "password1", staff_scopes=["account"])
+
+
+def test_in_a_moderators_view_count_hash_counts_the_publics_snapshot_of_that_place(launcher, store):
+    public = posters(launcher, store).snapshot_hash
+    count_click(launcher, click("p", 3, public, NOW.isoformat()), NOW)
+    moderated = posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True, statistics=True)
+    assert moderated.snapshot_hash != public  # the moderator is also shown poster 7, awaiting moderation
+    film = next(poster for poster in moderated.reply.posters if poster.id == 3)
+    assert film.statistics is not None and film.statistics.count_hash == 1
+    pending = answer_poster(
+        launcher, store, Caller("192.0.2.1", MODERATOR), PosterParams(id=5, moderation=True, statistics=True), NOW
+    )
+    assert pending.reply.statistics is not None
