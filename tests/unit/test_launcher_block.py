@@ -229,3 +229,13 @@ def test_a_key_holding_control_characters_is_named_escaped_in_the_problems():
         "'\\x1b]0;owned\\x07': unknown field",
         "posters.10.'\\x1b[2Jtitle': Extra inputs are not permitted",
     ]
+
+
+def test_a_telecast_poster_names_any_telecast_of_the_guide_whose_ids_are_uint64():
+    # The guide's telecast ids are 53-bit (Telecast.id is uint64): a poster must be able to name one.
+    guide_telecast = 2**52 + 12345
+    guide = FakeGuide(telecasts={(10, guide_telecast): GuideFacts(title="Ночной эфир", duration=3600)})
+    document = block_document()
+    document["posters"][0].update(telecast_id=guide_telecast, title=None, duration=None)
+    poster = compile_block(document, guide).by_id()[1]
+    assert (poster.telecast_id, poster.title, poster.duration) == (guide_telecast, "Ночной эфир", 3600)

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, Field, Validation
 
 from ott.launcher.models import ImageProfile, LauncherModel, PosterType
 from ott.text import FORBIDDEN_IN_XML
-from ott.wire import UInt32
+from ott.wire import UInt32, UInt64
 
 # A launcher block is one screen of a set-top box, not a catalogue.
 MAX_POSTERS = 500
@@ -108,7 +108,7 @@ class PosterEntry(LauncherModel):
     images: Annotated[list[ImageEntry], Field(max_length=20)] = []
     color: Color | None = None
     channel_id: UInt32 | None = None
-    telecast_id: UInt32 | None = None
+    telecast_id: UInt64 | None = None
     film_id: UInt32 | None = None
     vod_id: UInt32 | None = None
     youtube_id: YoutubeId | None = None

@@ -92,7 +92,7 @@ class Poster(LauncherModel):
     images: list[LauncherImg] | None = None
     color: str | None = None
     channel_id: UInt32 | None = None
-    telecast_id: UInt32 | None = None
+    telecast_id: UInt64 | None = None  # the guide's Telecast.id (uint64); see docs/decisions.md
     film_id: UInt32 | None = None
     description: str | None = None
     duration: UInt32 | None = None
