@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from ops.target import add_target, aws_client, output
 from ott.launcher.clicks import ClickEvent
+from ott.wire import problems_of
 
 SQS_BATCH = 10
 
@@ -57,7 +58,7 @@ def validated(raw: list[Any]) -> tuple[list[str], list[str]]:
             ClickEvent.model_validate(event)
             bodies.append(json.dumps(event, ensure_ascii=False, default=str))
         except ValidationError as error:
-            problems += [f"{i}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors(include_url=False)]
+            problems += problems_of(error, i)
     return bodies, problems
 
 

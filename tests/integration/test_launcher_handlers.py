@@ -424,10 +424,10 @@ def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(de
     assert launcher_load.main([str(broken), "--table", "LauncherTable"]) == 2
     problems = capsys.readouterr().err
     for expected in (
-        "posters.0.film_id",
-        "posters.1.attached_posters: collection 2 contains itself",
-        "posters.2.youtube_id",
-        "posters.2.color",
+        "posters[0].film_id",
+        "posters[1].attached_posters: collection 2 contains itself",
+        "posters[2].youtube_id",
+        "posters[2].color",
     ):
         assert expected in problems
     assert store.current() == before

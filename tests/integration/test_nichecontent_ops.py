@@ -37,7 +37,7 @@ def test_a_file_with_any_problem_writes_nothing_and_lists_every_problem(aws, tmp
     document["items"] += [{"id": "film 3", "source_url": "ftp://x"}, {"id": "film-1", "source_url": "https://s/1"}]
     assert niche_content.main(["add", write(tmp_path, document), *TABLE]) == 2
     err = capsys.readouterr().err
-    assert "items.2.id" in err and "items.2.source_url" in err and "items.3.id: film-1 is also items.0.id" in err
+    assert "items[2].id" in err and "items[2].source_url" in err and "items[3].id: film-1 is also items[0].id" in err
     assert niche_store().get("film-1") is None
 
 

@@ -154,7 +154,7 @@ def test_load_check_moderate_with_local(stack, tmp_path):
     broken.write_text("posters:\n  - {id: 1, type: FILM}\n  - {id: 1, type: COLLECTION, attached_posters: [9]}\n")
     refused = run_ops(stack, "ops.launcher_load", str(broken), "--local")
     assert refused.returncode == 2
-    assert "posters.0.film_id" in refused.stderr and "posters.1.attached_posters: unknown poster 9" in refused.stderr
+    assert "posters[0].film_id" in refused.stderr and "posters[1].attached_posters: unknown poster 9" in refused.stderr
     checked = run_ops(stack, "ops.launcher_load", str(ROOT / "local/demo/launcher.yaml"), "--check", "--local")
     assert checked.returncode == 0 and "valid: 12 posters" in checked.stdout, checked.stderr
     pending = run_ops(stack, "ops.launcher_moderate", "pending", "--local")

@@ -49,7 +49,7 @@ def test_the_kinds_the_spec_names_without_numbers_are_accepted(kind):
 
 def test_color_is_hex_and_sent_with_a_hash_in_capitals():
     assert compiled().by_id()[1].color == "#1E90FF"
-    assert any("posters.10.color" in p for p in problems_of(with_poster(id=50, type="MIX", title="x", color="blue")))
+    assert any("posters[10].color" in p for p in problems_of(with_poster(id=50, type="MIX", title="x", color="blue")))
 
 
 def test_problems_of_every_kind_are_listed_at_once():
@@ -68,18 +68,18 @@ def test_problems_of_every_kind_are_listed_at_once():
     posters.append({"id": 12, "type": "AD"})  # an ad is its picture
     problems = problems_of(document)
     expected = [
-        "posters.0.telecast_id: a TELECAST poster needs one",
-        "posters.2.channel_id: not a field of a FILM poster",
-        "posters.3.attached_posters: only a COLLECTION has attached or related posters",
-        "posters.4.attached_posters: unknown poster 404",
-        "posters.4.attached_posters: poster 3 is listed twice",
-        "posters.4.related_posters: unknown poster 405",
-        "posters.4.related_posters: a poster is not related to itself",
-        "posters.6.until: must be later than `from`",
-        "posters.9.title: a VIEW_LEADERS poster needs one",
-        "posters.10.id: duplicate of posters.0 (1)",
-        "posters.11.attached_posters: a COLLECTION needs at least one",
-        "posters.12.images: an AD poster needs at least one",
+        "posters[0].telecast_id: a TELECAST poster needs one",
+        "posters[2].channel_id: not a field of a FILM poster",
+        "posters[3].attached_posters: only a COLLECTION has attached or related posters",
+        "posters[4].attached_posters: unknown poster 404",
+        "posters[4].attached_posters: poster 3 is listed twice",
+        "posters[4].related_posters: unknown poster 405",
+        "posters[4].related_posters: a poster is not related to itself",
+        "posters[6].until: must be later than `from`",
+        "posters[9].title: a VIEW_LEADERS poster needs one",
+        "posters[10].id: duplicate of posters[0] (1)",
+        "posters[11].attached_posters: a COLLECTION needs at least one",
+        "posters[12].images: an AD poster needs at least one",
     ]
     assert sorted(problems) == sorted(expected)
 
@@ -90,8 +90,8 @@ def test_entries_invalid_in_themselves_are_reported_with_the_cross_reference_pro
     document["posters"][4]["attached_posters"] = [3, 404]  # ... yet its id 3 is known; 404 is not
     problems = problems_of(document)
     assert problems == [
-        "posters.2.width: Extra inputs are not permitted",
-        "posters.4.attached_posters: unknown poster 404",
+        "posters[2].width: Extra inputs are not permitted",
+        "posters[4].attached_posters: unknown poster 404",
     ]
 
 
@@ -133,7 +133,7 @@ def test_collections_may_relate_to_each_other_and_share_members():
 def test_text_with_control_characters_nul_or_non_characters_is_refused(field, value):
     problems = problems_of(with_poster(**{"id": 50, "type": "FILM", "film_id": 1, "title": "ok", field: value}))
     assert len(problems) == 1
-    assert problems[0].startswith(f"posters.10.{field}:")
+    assert problems[0].startswith(f"posters[10].{field}:")
 
 
 def test_a_description_may_span_lines():
@@ -154,17 +154,20 @@ AD = {
         ({"link": "javascript:alert(1)"}, "link"),
         ({"link": "/relative/path"}, "link"),
         ({"link": "https://exa mple.org/"}, "link"),
-        ({"images": [{"url": "ftp://img.example/a.png", "width": 1, "height": 1, "profile": "promo"}]}, "images.0.url"),
+        (
+            {"images": [{"url": "ftp://img.example/a.png", "width": 1, "height": 1, "profile": "promo"}]},
+            "images[0].url",
+        ),
         (
             {"images": [{"url": "https://img.example/a.png", "width": 0, "height": 1, "profile": "promo"}]},
-            "images.0.width",
+            "images[0].width",
         ),
         (
             {"images": [{"url": "https://img.example/a.png", "width": 1, "height": 1, "profile": "square"}]},
-            "images.0.profile",
+            "images[0].profile",
         ),
         ({"type": "YOUTUBE", "title": "clip", "youtube_id": "too-short"}, "youtube_id"),
-        ({"available_to": {"clients": ["Second STB"]}}, "available_to.clients.0"),
+        ({"available_to": {"clients": ["Second STB"]}}, "available_to.clients[0]"),
         ({"available_to": {"regions": [1]}}, "available_to.regions"),
         ({"from": "2025-03-01T00:00:00"}, "from"),  # no offset: whose midnight?
         ({"is_promo": "sometimes"}, "is_promo"),
@@ -174,7 +177,7 @@ AD = {
 )
 def test_malformed_values_are_refused(fields, where):
     (problem,) = problems_of(with_poster(**{**AD, **fields}))
-    assert problem.startswith(f"posters.10.{where}: ")
+    assert problem.startswith(f"posters[10].{where}: ")
 
 
 def test_the_file_must_hold_a_list_of_posters_and_nothing_else():
@@ -207,7 +210,7 @@ def test_the_guide_is_asked_only_about_posters_missing_something():
 
 def test_without_the_guide_a_telecast_or_channel_poster_needs_its_title_in_the_file():
     problems = problems_of(block_document(), NoGuide())
-    assert problems == ["posters.1.title: not in the file, and the programme guide has none for channel 11"]
+    assert problems == ["posters[1].title: not in the file, and the programme guide has none for channel 11"]
     document = block_document()
     document["posters"][1]["title"] = "Первый демо"
     assert compile_block(document, NoGuide()).by_id()[2].images == []
@@ -217,7 +220,7 @@ def test_what_the_guide_gives_is_checked_like_the_file():
     guide = FakeGuide(channels={11: GuideFacts(title="Пер\x00вый")})
     problems = problems_of(block_document(), guide)
     assert len(problems) == 1
-    assert problems[0].startswith("posters.1.title:")
+    assert problems[0].startswith("posters[1].title:")
     assert problems[0].endswith("(from the programme guide)")
 
 
@@ -227,7 +230,7 @@ def test_a_key_holding_control_characters_is_named_escaped_in_the_problems():
     problems = problems_of(document)
     assert problems == [
         "'\\x1b]0;owned\\x07': unknown field",
-        "posters.10.'\\x1b[2Jtitle': Extra inputs are not permitted",
+        "posters[10].'\\x1b[2Jtitle': Extra inputs are not permitted",
     ]
 
 

@@ -62,7 +62,7 @@ def test_when_the_guide_fails_the_load_goes_on_without_it_and_says_why():
     with pytest.raises(BlockError) as refused:
         compile_block(untitled, guide)
     assert refused.value.problems == [
-        "posters.0.title: not in the file, and the programme guide has none for channel 103"
+        "posters[0].title: not in the file, and the programme guide has none for channel 103"
     ]
 
 

@@ -33,12 +33,12 @@ def test_every_problem_of_a_file_is_listed_at_once():
     with pytest.raises(IntakeError) as caught:
         parse_add_file(document)
     problems = caught.value.problems
-    assert any(p.startswith("items.1.id: String should match pattern") for p in problems)
-    assert "items.2.source_url: must be an absolute http or https URL" in problems
-    assert "items.3.source_url: Field required" in problems
-    assert "items.4.id: film-1 is also items.0.id" in problems
-    assert "items.5.status: Extra inputs are not permitted" in problems
-    assert any(p.startswith("items.6:") for p in problems)
+    assert any(p.startswith("items[1].id: String should match pattern") for p in problems)
+    assert "items[2].source_url: must be an absolute http or https URL" in problems
+    assert "items[3].source_url: Field required" in problems
+    assert "items[4].id: film-1 is also items[0].id" in problems
+    assert "items[5].status: Extra inputs are not permitted" in problems
+    assert any(p.startswith("items[6]:") for p in problems)
     assert len(problems) == 6
 
 

@@ -1,6 +1,7 @@
 """Text as users expect it: matching as Russian speakers do, and only characters every reply can carry."""
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 # What XML 1.0 §2.2 does not allow in a document, not even as a character reference.
@@ -27,3 +28,16 @@ def unsafe_text(data: Any, where: str = "") -> list[str]:
         shown = (where or "text").encode("unicode_escape").decode("ascii")
         problems.append(f"{shown}: character U+{ord(found.group()):04X} is not allowed in text")
     return problems
+
+
+def place(location: Sequence[object], nowhere: str = "document") -> str:
+    """`channels[0].streams[2].url`: where in a document something is, as every loader names it; a key that a
+    terminal would act upon is shown escaped."""
+    named = ""
+    for part in location:
+        if isinstance(part, int):
+            named += f"[{part}]"
+        else:
+            text = str(part) if str(part).isprintable() else ascii(str(part))
+            named += f".{text}" if named else text
+    return named or nowhere

@@ -4,8 +4,10 @@ string's id lists, and the reply formats."""
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 from pydantic.alias_generators import to_camel
+
+from ott.text import place
 
 FORMATS = ("json", "xml")
 
@@ -13,6 +15,15 @@ UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
 UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
 Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+
+
+def problems_of(error: ValidationError, *prefix: object, nowhere: str = "document") -> list[str]:
+    """Each error as "where: what" (`posters[3].title: Field required`), never echoing the input back: every
+    loader and request parser words its problems this way."""
+    return [
+        f"{place((*prefix, *item['loc']), nowhere)}: {item['msg'].removeprefix('Value error, ')}"
+        for item in error.errors(include_url=False, include_input=False)
+    ]
 
 
 class WireModel(BaseModel):

@@ -18,6 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from ott.channels import macros
 from ott.channels.models import MAX_STREAMS, Alias, PageUrl, StreamSource, StreamSourceType
 from ott.text import FORBIDDEN_IN_XML, unsafe_text
+from ott.wire import problems_of
 
 ATTRIBUTE = re.compile(r'([A-Za-z0-9_-]+)="([^"]*)"')
 # A stream's label in iptv-org titles, "(720p)", "[Geo-blocked]": it describes the stream, not the channel.
@@ -237,7 +238,4 @@ def channel_document(draft: Draft, streams: list[dict[str, Any]] | None = None) 
 
 
 def describe(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-        for item in error.errors(include_url=False, include_input=False)
-    )
+    return "; ".join(problems_of(error))

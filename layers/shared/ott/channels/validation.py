@@ -4,13 +4,13 @@ expressions are dropped, duplicate categories merged, a category's channel list 
 of channels that do not exist."""
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
 from ott.channels.models import Category, Channel, ChannelList, Settings, StreamSource, UserAgentRegexps
 from ott.text import unsafe_text
+from ott.wire import problems_of
 
 
 class ConfigurationError(ValueError):
@@ -33,20 +33,11 @@ def validate_configuration(document: object) -> ValidConfiguration:
     try:
         channel_list = ChannelList.model_validate(document)
     except ValidationError as error:
-        problems += [
-            f"{place(item['loc'])}: {item['msg'].removeprefix('Value error, ')}"
-            for item in error.errors(include_url=False, include_input=False)
-        ]
+        problems += problems_of(error, nowhere="file")
     if problems:
         raise ConfigurationError(problems)
     warnings: list[str] = []
     return ValidConfiguration(repaired(channel_list, warnings), warnings)
-
-
-def place(location: Sequence[int | str]) -> str:
-    """`channels[0].streams[2].url`, as `ott.text.unsafe_text` names places."""
-    named = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
-    return named or "file"
 
 
 def duplicate_problems(document: object) -> list[str]:

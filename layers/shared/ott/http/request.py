@@ -13,6 +13,7 @@ from ott.config import load_settings
 from ott.errors import InvalidInput, PayloadTooLarge
 from ott.http.settings import HttpSettings
 from ott.http.xml import from_xml
+from ott.wire import problems_of
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel | None)
 PayloadT = TypeVar("PayloadT", bound=BaseModel | None)
@@ -188,8 +189,4 @@ def validate(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
 
 def describe(error: ValidationError) -> str:
     """A short, readable account of what was wrong, without echoing the input back."""
-    problems = []
-    for item in error.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in item["loc"]) or "body"
-        problems.append(f"{where}: {item['msg']}")
-    return "; ".join(problems)
+    return "; ".join(problems_of(error, nowhere="body"))

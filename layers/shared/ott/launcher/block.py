@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, AwareDatetime, BaseModel, Field, ValidationError
 
 from ott.launcher.models import ImageProfile, LauncherModel, PosterType
-from ott.text import FORBIDDEN_IN_XML
-from ott.wire import UInt32, UInt64
+from ott.text import FORBIDDEN_IN_XML, place
+from ott.wire import UInt32, UInt64, problems_of
 
 # A launcher block is one screen of a set-top box, not a catalogue.
 MAX_POSTERS = 500
@@ -194,16 +194,16 @@ def compile_block(document: object, guide: GuideLookup) -> LauncherBlock:
         try:
             entries[i] = PosterEntry.model_validate(raw)
         except ValidationError as error:
-            problems.extend(_describe(error, f"posters.{i}"))
+            problems.extend(problems_of(error, "posters", i))
         poster_id = entries[i].id if i in entries else _salvaged_id(raw)
         if poster_id is None:
             continue
         if poster_id in ids:
-            problems.append(f"posters.{i}.id: duplicate of posters.{ids[poster_id]} ({poster_id})")
+            problems.append(f"posters[{i}].id: duplicate of posters[{ids[poster_id]}] ({poster_id})")
         else:
             ids[poster_id] = i
     for i, entry in entries.items():
-        problems.extend(_entry_problems(entry, f"posters.{i}", ids))
+        problems.extend(_entry_problems(entry, f"posters[{i}]", ids))
     problems.extend(_cycles(entries))
     filled = _fill_from_guide(entries, guide, problems)
     if problems:
@@ -215,7 +215,7 @@ def _raw_entries(document: object, problems: list[str]) -> list[Any]:
     if not isinstance(document, dict):
         problems.append("the file must be a mapping with a `posters` list")
         return []
-    problems.extend(f"{_shown(key)}: unknown field" for key in document if key != "posters")
+    problems.extend(f"{place((key,))}: unknown field" for key in document if key != "posters")
     posters = document.get("posters")
     if not isinstance(posters, list):
         problems.append("posters: must be a list")
@@ -229,19 +229,6 @@ def _salvaged_id(raw: Any) -> int | None:
     """The id of an invalid entry, so that references to it are not reported as well."""
     poster_id = raw.get("id") if isinstance(raw, dict) else None
     return poster_id if isinstance(poster_id, int) and not isinstance(poster_id, bool) else None
-
-
-def _describe(error: ValidationError, prefix: str) -> list[str]:
-    return [
-        f"{'.'.join([prefix, *(_shown(part) for part in item['loc'])])}: {item['msg']}"
-        for item in error.errors(include_url=False, include_input=False)
-    ]
-
-
-def _shown(key: object) -> str:
-    """A key of the file as a problem names it: escaped when it holds what a terminal would act upon."""
-    text = str(key)
-    return text if text.isprintable() else ascii(text)
 
 
 def _entry_problems(entry: PosterEntry, where: str, ids: dict[int, int]) -> list[str]:
@@ -305,7 +292,7 @@ def _cycles(entries: dict[int, PosterEntry]) -> list[str]:
                 if child in on_path:
                     cycle = [*path[path.index(child) :], child]
                     problems.append(
-                        f"posters.{position[child]}.attached_posters: collection {child} contains itself "
+                        f"posters[{position[child]}].attached_posters: collection {child} contains itself "
                         f"({' → '.join(str(poster) for poster in cycle)})"
                     )
                 elif child not in done:
@@ -350,11 +337,11 @@ def _fill_from_guide(
             try:
                 filled[i] = PosterEntry.model_validate({**entry.model_dump(by_alias=True), **missing})
             except ValidationError as error:
-                problems.extend(f"{p} (from the programme guide)" for p in _describe(error, f"posters.{i}"))
+                problems.extend(f"{p} (from the programme guide)" for p in problems_of(error, "posters", i))
                 continue
         if filled[i].title is None:
             problems.append(
-                f"posters.{i}.title: not in the file, and the programme guide has none for {_guide_subject(entry)}"
+                f"posters[{i}].title: not in the file, and the programme guide has none for {_guide_subject(entry)}"
             )
     return filled
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ott.nichecontent.models import ItemId, WebAddress
+from ott.wire import problems_of
 
 MAX_FILE_ITEMS = 10_000
 
@@ -39,13 +40,6 @@ class IntakeError(ValueError):
         self.problems = problems
 
 
-def problems_of(error: ValidationError) -> list[str]:
-    return [
-        f"{'.'.join(str(part) for part in item['loc']) or 'document'}: {item['msg'].removeprefix('Value error, ')}"
-        for item in error.errors(include_url=False, include_input=False)
-    ]
-
-
 def ids_in(document: Any) -> list[object]:
     """The ids a file names, in order, read from the document itself (so found even beside malformed entries)."""
     items = document.get("items") if isinstance(document, dict) else None
@@ -65,7 +59,7 @@ def parse_add_file(document: Any) -> list[NewItem]:
     for place, item_id in enumerate(ids_in(document)):
         if isinstance(item_id, str):
             if item_id in seen:
-                problems.append(f"items.{place}.id: {item_id} is also items.{seen[item_id]}.id")
+                problems.append(f"items[{place}].id: {item_id} is also items[{seen[item_id]}].id")
             seen.setdefault(item_id, place)
     if problems:
         raise IntakeError(problems)

@@ -7,7 +7,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from ott.nichecontent.errors import MalformedUpdate
 from ott.nichecontent.models import ItemId, Status, WebAddress
-from ott.wire import Id
+from ott.wire import Id, problems_of
 
 # The values updateStatus takes (spec document 3, section 4.B): never `awaiting`.
 UPDATE_STATUSES = {status.label: status for status in Status if status != Status.AWAITING}
@@ -57,9 +57,4 @@ def read_update(query: Mapping[str, str]) -> StatusUpdate:
     try:
         return StatusUpdate.model_validate(dict(query))
     except ValidationError as error:
-        raise MalformedUpdate(
-            "; ".join(
-                f"{'.'.join(str(part) for part in item['loc']) or 'query'}: {item['msg'].removeprefix('Value error, ')}"
-                for item in error.errors(include_url=False, include_input=False)
-            )
-        ) from None
+        raise MalformedUpdate("; ".join(problems_of(error, nowhere="query"))) from None
