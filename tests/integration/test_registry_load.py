@@ -59,6 +59,15 @@ def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
     smaller = tmp_path / "smaller.json"
     smaller.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     assert main([str(smaller), "--table", "RegistryTable"]) == 0
+
+    def served(function, **query):
+        return json.loads(invoke(function, path=f"/registry/2/{function.split('_', 1)[1]}.json", query=query)["body"])
+
+    assert served("registry_hub_isolations")["hubIsolations"] == []
+    cidrs = {p["CIDR"] for c in (1, 2) for p in served("registry_prefixes", contractor=str(c))["prefixes"]}
+    assert cidrs == {p["CIDR"] for p in document["prefixes"]}
+    # What the reload deleted stays for readers of the previous version until the next load removes it.
+    assert main([str(smaller), "--table", "RegistryTable"]) == 0
     kinds = [item["pk"]["S"] for item in items(dynamodb)]
     assert "ISOLATION" not in kinds
     assert kinds.count("PREFIX") == len(document["prefixes"])
