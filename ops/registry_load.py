@@ -1,6 +1,7 @@
 """Load registry data (contractors, territories, areas, hubs, isolations, prefixes, services) from a
 YAML or JSON file into the registry table. The whole file is validated first; nothing is written
-when any entry is invalid. The load replaces what the table held before.
+when any entry is invalid. The load replaces what the table held before, writing only what changed; readers
+see the old registry until the new one is complete.
 
     python -m ops.registry_load FILE (--stack STACK | --local | --table NAME) [--check]
 """
@@ -28,6 +29,7 @@ def read_catalog(path: Path) -> CatalogSnapshot:
 
 
 def load(path: Path, table: str, dynamodb: Any) -> CatalogSnapshot:
+    """Write what changed since the last load; readers switch to the new registry when it is complete."""
     snapshot = read_catalog(path)
     DynamoRegistryStore(dynamodb, table, reports_table="").replace_catalog(snapshot)
     return snapshot
