@@ -10,6 +10,7 @@ from local.metering import counting_calls
 from ops.registry_load import read_catalog
 from ott.aws import client
 from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.layout import entities
 from ott.registry.params import TerritoriesParams
 from ott.registry.service import list_territories
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore
@@ -103,3 +104,34 @@ def test_a_load_overtaken_by_another_is_not_published(loaded, monkeypatch):
         store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 5, "Первая загрузка"))))
     assert names(store(), q="вторая") == ["Вторая загрузка"]
     assert names(store(), q="первая") == [] and names(store(), q="королёв") == ["Королёв"]
+
+
+def test_a_table_written_before_versions_is_taken_over_without_readers_seeing_a_gap(aws, dynamodb, monkeypatch):
+    """Tables the loader wrote before issue 11 hold entities only (`pk`, `sk`, `doc`) and no manifest."""
+    snapshot = read_catalog(DEMO_REGISTRY)
+    table = TEMPLATE.physical_name("RegistryTable")
+    legacy = [("INDEX", "current", snapshot.index)] + [(str(k), key, m) for k, key, m in entities(snapshot)]
+    for kind, key, model in legacy:
+        doc = model.model_dump_json(by_alias=True, exclude={"lineage"} if kind == "PREFIX" else None)
+        dynamodb.put_item(TableName=table, Item={"pk": {"S": kind}, "sk": {"S": key}, "doc": {"S": doc}})
+    reader = store()
+    publish = DynamoRegistryStore._publish
+    seen = {}
+
+    def look_then_publish(self, index, load):
+        reader.index()
+        seen["during"] = (
+            {c.contractor_id for c in reader.contractors()},
+            len(reader.select(territory_ids=range(20)).territories),
+        )
+        publish(self, index, load)
+
+    monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
+    document = demo_document()
+    document["contractors"][-1]["name"] = "Переименован"
+    gone = document["prefixes"].pop()["CIDR"]
+    store().replace_catalog(compile_catalog(parse_catalog(document)))
+    assert seen["during"] == ({1, 2}, len(snapshot.territories))
+    assert names(store(), territory=4)  # the listings exist now
+    assert gone not in {p.cidr for p in store().select(prefix_keys=[p.key for p in snapshot.prefixes]).prefixes}
+    assert store().select(contractor_ids=[2]).contractors[2].name == "Переименован"

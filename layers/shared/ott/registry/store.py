@@ -123,6 +123,7 @@ EMPTY_INDEX = CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
 # so that a reload reads a few items instead of the table and rewrites only the chunks that changed.
 MANIFEST = "MANIFEST"
 MANIFEST_CHUNKS = 256
+UNRECORDED = "?"  # the digest of an item found in the table but not in the manifest: never equal to a real one
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 # Items of a listing a reader may skip (deleted or not yet published) before its page is full.
@@ -279,7 +280,7 @@ class DynamoRegistryStore:
         pointer moves, last. Returns the number of items written or deleted."""
         load = self._begin_load()
         published = self._seen().gen
-        old = self._manifest()
+        old = self._manifest() or self._unrecorded()
         new: dict[str, dict[str, str]] = {chunk: {} for chunk in old}
         wanted = catalog_items(snapshot)
         for key, doc in wanted.items():
@@ -358,6 +359,15 @@ class DynamoRegistryStore:
     def _manifest(self) -> dict[str, dict[str, str]]:
         keys = [(MANIFEST, f"{chunk:03d}") for chunk in range(MANIFEST_CHUNKS)]
         return {key[1]: decode_chunk(doc) for key, doc in self._contents(keys).items()}
+
+    def _unrecorded(self) -> dict[str, dict[str, str]]:
+        """Without a manifest (a new table, or one the loader before issue 11 wrote, without listings or
+        versions): the entities the table holds, as changed, so that the load replaces them version-safely."""
+        found: dict[str, dict[str, str]] = {}
+        for kind in Kind:
+            for sk, _ in self._visible(kind):
+                found.setdefault(manifest_chunk((kind, sk)), {})[chunk_key((kind, sk))] = UNRECORDED
+        return found
 
     def _contents(self, keys: list[Key]) -> dict[Key, str]:
         """The content of each item as the pinned generation has it."""
