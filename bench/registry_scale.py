@@ -94,6 +94,7 @@ def requests(probes: dict[str, int]) -> list[tuple[str, str, dict[str, str] | No
         ("territories id=<10 ids>", "registry_territories", {"id": countries}, ""),
         ("territories q=Liechtenstein", "registry_territories", {"q": "Liechtenstein"}, ""),
         ("territories q=bad (paged)", "registry_territories", {"q": "bad", "limit": "20"}, ""),
+        ("territories q=sa, 500, parents=32", "registry_territories", {"q": "sa", "limit": "500", "parents": "32"}, ""),
         (
             "territories parent, limit=50",
             "registry_territories",
@@ -101,7 +102,7 @@ def requests(probes: dict[str, int]) -> list[tuple[str, str, dict[str, str] | No
             "",
         ),
         ("contractors id=1,2", "registry_contractors", {"id": "1,2"}, ""),
-        ("prefixes contractor, limit=100", "registry_prefixes", {"contractor": "1", "limit": "100"}, ""),
+        ("prefixes contractor, limit=40", "registry_prefixes", {"contractor": "1", "limit": "40"}, ""),
         ("prefixes territory, limit=100", "registry_prefixes", {"territory": str(probes["city"]), "limit": "100"}, ""),
     ]
 
@@ -113,7 +114,7 @@ FLAT_REQUESTS = {
     "territories q=Liechtenstein",
     "territories parent, limit=50",
     "contractors id=1,2",
-    "prefixes contractor, limit=100",
+    "prefixes contractor, limit=40",
     "prefixes territory, limit=100",
 }
 

@@ -4,7 +4,7 @@ import pytest
 
 from ott.errors import InvalidInput
 from ott.registry.catalog import compile_catalog, parse_catalog
-from ott.registry.params import MAX_PAGE, PrefixesParams, TerritoriesParams
+from ott.registry.params import MAX_MATCHES, MAX_PAGE, PrefixesParams, TerritoriesParams
 from ott.registry.service import list_prefixes, list_territories
 from tests.unit.fakes import InMemoryRegistryStore
 
@@ -79,3 +79,10 @@ def test_prefixes_of_a_territory_come_from_its_listing(store):
 def test_parents_are_nested_from_the_stored_lineage(store):
     (korolev,) = territories(store, q="королев", parents=1).territories
     assert korolev.parent.territory_id == 4 and korolev.parent.parent is None
+
+
+def test_a_name_prefix_matching_more_than_a_filter_may_examine_asks_to_narrow():
+    store = big_world(MAX_MATCHES + 1)
+    with pytest.raises(InvalidInput, match=f"more than {MAX_MATCHES} territory names match: narrow the query"):
+        territories(store, q="г", limit=10)
+    assert territories(store, q="город 0000", limit=5).total == 10

@@ -20,10 +20,11 @@ ClientId = Annotated[
 NameQuery = Annotated[str, Field(min_length=1, max_length=100)]
 # Bounds of every list method (docs/decisions.md): a reply holds at most MAX_PAGE entries, a page starts at
 # most MAX_OFFSET entries in, and a filter is applied to at most MAX_MATCHES candidates; beyond, 400 asks the
-# client to narrow the query or to page.
-MAX_PAGE = 1000
+# client to narrow the query or to page. Chosen so that no request reads more than 1 MB (a territory item is
+# about 0.5 KB, a name or listing entry about 0.1 KB).
+MAX_PAGE = 500
 MAX_OFFSET = 10_000
-MAX_MATCHES = 10_000
+MAX_MATCHES = 5_000
 Offset = Annotated[
     int,
     BeforeValidator(whole_number),
