@@ -221,6 +221,8 @@ def list_territories(store: RegistryStore, params: TerritoriesParams) -> Territo
         ids = [territory_id for territory_id, ancestors in matches if kept(territory_id, ancestors)]
     elif owned is not None and (root == 0 or not descends(store, root, owned)):
         # Below a territory the contractor does not serve as a whole, only those listed for it qualify.
+        if len(owned) > MAX_MATCHES:
+            raise too_many("territories of the contractor")
         nodes = store.select(territory_ids=owned).territories
         ids = [n.territory_id for n in sorted(nodes.values(), key=name_order) if root == 0 or n.parent_id == root]
     else:
