@@ -112,3 +112,30 @@ def test_a_real_territory_tree_loads_and_is_browsable(aws, russian_territories):
     assert moscow["isLeaf"] is True
     assert moscow["parent"]["name"] == "Moskva"
     assert moscow["parent"]["parent"]["name"] == "Russia"
+
+
+def test_a_long_list_is_paged_and_beyond_its_bound_a_400_in_the_requested_format(aws, tmp_path):
+    from ott.registry.params import MAX_PAGE
+
+    document = {
+        "territories": [{"territoryId": 1, "name": "Мир", "parentId": 0}]
+        + [{"territoryId": 2 + i, "name": f"Город {i:04d}", "parentId": 1} for i in range(MAX_PAGE + 1)]
+    }
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert main([str(path), "--table", "RegistryTable"]) == 0
+
+    def ask(fmt, **query):
+        return invoke("registry_territories", path=f"/registry/2/territories.{fmt}", query=query)
+
+    refused = ask("json", territory="1")
+    assert refused["statusCode"] == 400
+    assert "narrow the query or ask for pages" in json.loads(refused["body"])["error_description"]
+    refused_xml = ask("xml", territory="1")
+    assert refused_xml["statusCode"] == 400 and "<Error>" in refused_xml["body"]
+    page = json.loads(ask("json", territory="1", offset=str(MAX_PAGE - 1), limit="5")["body"])
+    assert page["total"] == MAX_PAGE + 1
+    assert [t["name"] for t in page["territories"]] == [f"Город {MAX_PAGE - 1:04d}", f"Город {MAX_PAGE:04d}"]
+    xml_page = ask("xml", territory="1", limit="1")["body"]
+    assert f"<total>{MAX_PAGE + 1}</total>" in xml_page
+    assert ask("json", territory="1", limit=str(MAX_PAGE + 1))["statusCode"] == 400
