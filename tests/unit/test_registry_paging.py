@@ -4,8 +4,10 @@ import pytest
 
 from ott.errors import InvalidInput
 from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.layout import Listing, catalog_items, listing_pk
 from ott.registry.params import MAX_MATCHES, MAX_PAGE, PrefixesParams, TerritoriesParams
 from ott.registry.service import list_prefixes, list_territories
+from tests.unit.conftest import CATALOG
 from tests.unit.fakes import InMemoryRegistryStore
 
 
@@ -86,3 +88,14 @@ def test_a_name_prefix_matching_more_than_a_filter_may_examine_asks_to_narrow():
     with pytest.raises(InvalidInput, match=f"more than {MAX_MATCHES} territory names match: narrow the query"):
         territories(store, q="г", limit=10)
     assert territories(store, q="город 0000", limit=5).total == 10
+
+
+def test_the_layout_has_a_listing_per_parent_contractor_territory_and_area_and_a_folded_name_index():
+    snapshot = compile_catalog(parse_catalog(CATALOG))
+    items = catalog_items(snapshot)
+    assert items[("NAME#к", "королев\t0000000005")] == "[4, 2, 1]"  # ё folded, ancestors for the filters
+    assert items[(listing_pk(Listing.CHILDREN, 0), "#")] == "2"  # Россия, Казахстан
+    assert items[(listing_pk(Listing.CHILDREN, 2), "=москва\t0000000003")] == "3"
+    assert items[(listing_pk(Listing.CONTRACTOR_PREFIXES, 2), "#")] == "2"
+    assert items[(listing_pk(Listing.TERRITORY_PREFIXES, 2), "#")] == "1"  # 198.51.0.0/16 lends contractor 1's
+    assert items[(listing_pk(Listing.AREA_HUBS, 2), "#")] == "2"
