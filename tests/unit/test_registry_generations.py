@@ -2,7 +2,7 @@
 
 import pytest
 
-from ott.registry.store import Generation, versioned
+from ott.registry.store import Generation, plan_load, versioned
 
 
 def content(item, gen, aborted=()):
@@ -30,3 +30,22 @@ def test_what_an_aborted_load_wrote_is_never_seen(later):
 def test_items_written_before_versions_are_seen_by_every_generation():
     legacy = {"pk": {"S": "TERRITORY"}, "sk": {"S": "1"}, "doc": {"S": "doc"}}
     assert content(legacy, 0) == content(legacy, 7) == "doc"
+
+
+def manifest_of(items):
+    return plan_load({}, items).manifest
+
+
+def test_a_reload_plans_only_what_changed_and_purges_deletions_one_load_later():
+    first = {("TERRITORY", "1"): "Москва", ("TERRITORY", "2"): "Тверь", ("CHILD#0", "#"): "2"}
+    assert plan_load({}, first).writes == first  # a new table: everything
+    manifest = manifest_of(first)
+    assert plan_load(manifest, first).writes == {} and plan_load(manifest, first).manifest == {}
+    second = {("TERRITORY", "1"): "Москва-Сити", ("CHILD#0", "#"): "1"}
+    plan = plan_load(manifest, second)
+    assert plan.writes == {("TERRITORY", "1"): "Москва-Сити", ("CHILD#0", "#"): "1", ("TERRITORY", "2"): None}
+    assert sorted(plan.existing) == sorted(plan.writes)  # readers of the published version keep all three
+    assert plan.purged == []
+    after = manifest | plan.manifest
+    third = plan_load(after, second)
+    assert third.writes == {} and third.purged == [("TERRITORY", "2")]

@@ -282,35 +282,15 @@ class DynamoRegistryStore:
         load = self._begin_load()
         published = self._seen().gen
         old = self._manifest() or self._unrecorded()
-        new: dict[str, dict[str, str]] = {chunk: {} for chunk in old}
-        wanted = catalog_items(snapshot)
-        for key, doc in wanted.items():
-            new.setdefault(manifest_chunk(key), {})[chunk_key(key)] = digest(doc)
-        writes: dict[Key, str | None] = {}  # the new content of each changed item; None: deleted
-        purged: list[Key] = []
-        for chunk, entries in old.items():
-            for text, was in entries.items():
-                pk, sk = text.split("\n", 1)
-                if (pk, sk) in wanted:
-                    continue
-                if was:  # deleted now: kept for readers of this generation until the next load
-                    writes[(pk, sk)] = None
-                    new[chunk][text] = ""
-                else:  # deleted by the previous load: nobody reads it any more
-                    purged.append((pk, sk))
-        for key, doc in wanted.items():
-            if old.get(manifest_chunk(key), {}).get(chunk_key(key)) != digest(doc):
-                writes[key] = doc
-        changed = [chunk for chunk in new if new[chunk] != old.get(chunk)]
-        before = self._contents([key for key in writes if old.get(manifest_chunk(key), {}).get(chunk_key(key))])
-        before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in changed if old.get(chunk)})
-        puts = [versioned(key, doc, load.gen, published, before.get(key)) for key, doc in writes.items()]
-        puts += [
-            versioned((MANIFEST, chunk), encode_chunk(new[chunk]), load.gen, published, before.get((MANIFEST, chunk)))
-            for chunk in changed
+        plan = plan_load(old, catalog_items(snapshot))
+        before = self._contents(plan.existing)
+        before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
+        contents = {**plan.writes, **{(MANIFEST, chunk): encode_chunk(new) for chunk, new in plan.manifest.items()}}
+        requests = [
+            {"PutRequest": {"Item": versioned(key, doc, load.gen, published, before.get(key))}}
+            for key, doc in contents.items()
         ]
-        requests = [{"PutRequest": {"Item": item}} for item in puts]
-        requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in purged]
+        requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in plan.purged]
         for start in range(0, len(requests), BATCH_WRITE_LIMIT):
             self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
         self._publish(snapshot.index, load)
@@ -426,6 +406,47 @@ class DynamoRegistryStore:
                 if not pending:
                     break
                 back_off(attempt)
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a load writes: the new content of each changed item (None: deleted, kept for readers of the
+    published generation), the items the previous load deleted (nobody reads them any more), the manifest
+    chunks that change, and the changed items that exist now (their content is kept for readers)."""
+
+    writes: dict[Key, str | None]
+    purged: list[Key]
+    manifest: dict[str, dict[str, str]]
+    existing: list[Key]
+
+
+def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPlan:
+    """Compare the manifest of what the table holds (chunk -> key -> digest, "" for a deleted item) with the
+    items wanted."""
+    new: dict[str, dict[str, str]] = {chunk: {} for chunk in old}
+    writes: dict[Key, str | None] = {}
+    existing: list[Key] = []
+    for key, doc in wanted.items():
+        chunk, text, now = manifest_chunk(key), chunk_key(key), digest(doc)
+        new.setdefault(chunk, {})[text] = now
+        was = old.get(chunk, {}).get(text)
+        if was != now:
+            writes[key] = doc
+            if was:
+                existing.append(key)
+    purged: list[Key] = []
+    for chunk, entries in old.items():
+        for text, was in entries.items():
+            pk, sk = text.split("\n", 1)
+            if (pk, sk) in wanted:
+                continue
+            if was:
+                writes[(pk, sk)], new[chunk][text] = None, ""
+                existing.append((pk, sk))
+            else:
+                purged.append((pk, sk))
+    changed = {chunk: entries for chunk, entries in new.items() if entries != old.get(chunk)}
+    return LoadPlan(writes=writes, purged=purged, manifest=changed, existing=existing)
 
 
 def pointer_generation(item: dict | None) -> Generation:
