@@ -18,6 +18,8 @@ def items(dynamodb) -> list[dict]:
 def test_the_demo_file_loads_and_is_served(aws, dynamodb, capsys):
     assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
     assert "2 contractors, 9 territories" in capsys.readouterr().out
+    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
+    assert "; 1 item(s) written" in capsys.readouterr().out  # nothing changed: only the pointer moves
     assert json.loads(invoke("registry_areas", query={"area": "2"})["body"])["areas"][0]["name"] == "Санкт-Петербург"
 
 
