@@ -1,6 +1,7 @@
 """Load registry data (contractors, territories, areas, hubs, isolations, prefixes, services) from a
 YAML or JSON file into the registry table. The whole file is validated first; nothing is written
-when any entry is invalid. The load replaces what the table held before.
+when any entry is invalid. The load replaces what the table held before, writing only what changed; readers
+see the old registry until the new one is complete.
 
     python -m ops.registry_load FILE (--stack STACK | --local | --table NAME) [--check]
 """
@@ -15,7 +16,7 @@ import yaml
 
 from ops.target import add_target, aws_client, output
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
-from ott.registry.store import DynamoRegistryStore
+from ott.registry.store import ConcurrentLoad, DynamoRegistryStore
 
 
 def read_catalog(path: Path) -> CatalogSnapshot:
@@ -28,9 +29,15 @@ def read_catalog(path: Path) -> CatalogSnapshot:
 
 
 def load(path: Path, table: str, dynamodb: Any) -> CatalogSnapshot:
+    """Write what changed since the last load; readers switch to the new registry when it is complete."""
     snapshot = read_catalog(path)
-    DynamoRegistryStore(dynamodb, table, reports_table="").replace_catalog(snapshot)
+    write(snapshot, table, dynamodb)
     return snapshot
+
+
+def write(snapshot: CatalogSnapshot, table: str, dynamodb: Any) -> int:
+    """Write what changed since the last load; readers switch to the new registry when it is complete."""
+    return DynamoRegistryStore(dynamodb, table, reports_table="").replace_catalog(snapshot)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,18 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     add_target(parser, check=True)
     args = parser.parse_args(argv)
     try:
-        if args.check:
-            snapshot = read_catalog(args.file)
-        else:
-            snapshot = load(args.file, output(args, "RegistryTableName"), aws_client(args, "dynamodb"))
+        snapshot = read_catalog(args.file)
+        table = None if args.check else output(args, "RegistryTableName")
+        written = None if table is None else write(snapshot, table, aws_client(args, "dynamodb"))
     except CatalogError as error:
         print(error, file=sys.stderr)
         return 2
+    except ConcurrentLoad as error:
+        print(error, file=sys.stderr)
+        return 1
     print(
         f"{'valid' if args.check else 'loaded'}: {len(snapshot.contractors)} contractors, "
         f"{len(snapshot.territories)} territories, {len(snapshot.areas)} areas, {len(snapshot.hubs)} hubs, "
         f"{len(snapshot.hub_isolations)} hub isolations, {len(snapshot.prefixes)} prefixes, "
         f"{len(snapshot.index.services)} services"
+        + (f"; {written} item(s) written (what changed since the last load)" if written is not None else "")
     )
     return 0
 

@@ -13,4 +13,4 @@ from ott.wire import FORMATS
 @api_handler(params=AreaParams, reply=AreaList, formats=FORMATS)
 def lambda_handler(request: ApiRequest[AreaParams, None]) -> AreaList:
     """File-sharing areas: the given one, or those of the client's network."""
-    return list_areas(registry_store(), request.params.area, client_of(request))
+    return list_areas(registry_store(), request.params, client_of(request))

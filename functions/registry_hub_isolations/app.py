@@ -12,4 +12,4 @@ from ott.wire import FORMATS
 @api_handler(params=AreaParams, reply=HubIsolationList, formats=FORMATS)
 def lambda_handler(request: ApiRequest[AreaParams, None]) -> HubIsolationList:
     """Isolations between hubs, of an area or of every area."""
-    return list_hub_isolations(registry_store(), request.params.area)
+    return list_hub_isolations(registry_store(), request.params)

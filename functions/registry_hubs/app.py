@@ -12,4 +12,4 @@ from ott.wire import FORMATS
 @api_handler(params=AreaParams, reply=HubList, formats=FORMATS)
 def lambda_handler(request: ApiRequest[AreaParams, None]) -> HubList:
     """File-sharing hubs of an area, or of every area."""
-    return list_hubs(registry_store(), request.params.area)
+    return list_hubs(registry_store(), request.params)

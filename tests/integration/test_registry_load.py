@@ -18,6 +18,8 @@ def items(dynamodb) -> list[dict]:
 def test_the_demo_file_loads_and_is_served(aws, dynamodb, capsys):
     assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
     assert "2 contractors, 9 territories" in capsys.readouterr().out
+    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
+    assert "; 1 item(s) written" in capsys.readouterr().out  # nothing changed: only the pointer moves
     assert json.loads(invoke("registry_areas", query={"area": "2"})["body"])["areas"][0]["name"] == "Санкт-Петербург"
 
 
@@ -58,6 +60,15 @@ def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
     document["prefixes"] = [p for p in document["prefixes"] if p["CIDR"] != "198.51.100.0/24"]
     smaller = tmp_path / "smaller.json"
     smaller.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert main([str(smaller), "--table", "RegistryTable"]) == 0
+
+    def served(function, **query):
+        return json.loads(invoke(function, path=f"/registry/2/{function.split('_', 1)[1]}.json", query=query)["body"])
+
+    assert served("registry_hub_isolations")["hubIsolations"] == []
+    cidrs = {p["CIDR"] for c in (1, 2) for p in served("registry_prefixes", contractor=str(c))["prefixes"]}
+    assert cidrs == {p["CIDR"] for p in document["prefixes"]}
+    # What the reload deleted stays for readers of the previous version until the next load removes it.
     assert main([str(smaller), "--table", "RegistryTable"]) == 0
     kinds = [item["pk"]["S"] for item in items(dynamodb)]
     assert "ISOLATION" not in kinds
@@ -103,3 +114,30 @@ def test_a_real_territory_tree_loads_and_is_browsable(aws, russian_territories):
     assert moscow["isLeaf"] is True
     assert moscow["parent"]["name"] == "Moskva"
     assert moscow["parent"]["parent"]["name"] == "Russia"
+
+
+def test_a_long_list_is_paged_and_beyond_its_bound_a_400_in_the_requested_format(aws, tmp_path):
+    from ott.registry.params import MAX_PAGE
+
+    document = {
+        "territories": [{"territoryId": 1, "name": "Мир", "parentId": 0}]
+        + [{"territoryId": 2 + i, "name": f"Город {i:04d}", "parentId": 1} for i in range(MAX_PAGE + 1)]
+    }
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert main([str(path), "--table", "RegistryTable"]) == 0
+
+    def ask(fmt, **query):
+        return invoke("registry_territories", path=f"/registry/2/territories.{fmt}", query=query)
+
+    refused = ask("json", territory="1")
+    assert refused["statusCode"] == 400
+    assert "narrow the query or ask for pages" in json.loads(refused["body"])["error_description"]
+    refused_xml = ask("xml", territory="1")
+    assert refused_xml["statusCode"] == 400 and "<Error>" in refused_xml["body"]
+    page = json.loads(ask("json", territory="1", offset=str(MAX_PAGE - 1), limit="5")["body"])
+    assert page["total"] == MAX_PAGE + 1
+    assert [t["name"] for t in page["territories"]] == [f"Город {MAX_PAGE - 1:04d}", f"Город {MAX_PAGE:04d}"]
+    xml_page = ask("xml", territory="1", limit="1")["body"]
+    assert f"<total>{MAX_PAGE + 1}</total>" in xml_page
+    assert ask("json", territory="1", limit=str(MAX_PAGE + 1))["statusCode"] == 400

@@ -1,59 +1,76 @@
 """In-memory stand-ins for the stores, with the same behaviour as the DynamoDB adapters."""
 
 import copy
+import json
 import threading
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from ott.channels.store import Current, VersionInfo
 from ott.nichecontent.models import ContentItem, NicheItem, Status, listed
 from ott.nichecontent.store import StoredItem
 from ott.recordstore import ANY_VERSION, ConcurrentChange, Put, Record
-from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry, PrefixEntry, TerritoryNode
+from ott.registry.catalog import CatalogIndex, CatalogSnapshot, ContractorEntry, HubEntry
+from ott.registry.layout import COUNT, Kind, Listing, catalog_items, id_key, listing_pk, name_pk
 from ott.registry.models import Area, HubIsolation
-from ott.registry.store import KnownInfoReport, Selection
+from ott.registry.store import KINDS, KnownInfoReport, Members, NameMatch, Selection
 
 
 class InMemoryRegistryStore:
+    """The registry's table in memory, laid out by the same `catalog_items` as the DynamoDB adapter's."""
+
     def __init__(self, snapshot: CatalogSnapshot) -> None:
-        self.snapshot = snapshot
         self.reports: list[KnownInfoReport] = []
         self.reads: Counter[str] = Counter()
         self.counters: Counter[str] = Counter()
+        self.replace_catalog(snapshot)
 
     def index(self) -> CatalogIndex:
         self.reads["index"] += 1
         return self.snapshot.index
 
     def select(
-        self, contractor_ids: Iterable[int] = (), territory_ids: Iterable[int] = (), prefix_keys: Iterable[str] = ()
+        self,
+        contractor_ids: Iterable[int] = (),
+        territory_ids: Iterable[int] = (),
+        prefix_keys: Iterable[str] = (),
+        area_ids: Iterable[int] = (),
+        hub_names: Iterable[str] = (),
     ) -> Selection:
         self.reads["select"] += 1
-        contractors, territories, keys = set(contractor_ids), set(territory_ids), set(prefix_keys)
         return Selection(
-            contractors={c.contractor_id: c for c in self.snapshot.contractors if c.contractor_id in contractors},
-            territories={t.territory_id: t for t in self.snapshot.territories if t.territory_id in territories},
-            prefixes=[p for p in self.snapshot.prefixes if p.key in keys],
+            contractors={i: c for i in set(contractor_ids) if (c := self._entity(Kind.CONTRACTOR, id_key(i)))},
+            territories={i: t for i in set(territory_ids) if (t := self._entity(Kind.TERRITORY, id_key(i)))},
+            prefixes=[p for key in set(prefix_keys) if (p := self._entity(Kind.PREFIX, key))],
+            areas={i: a for i in set(area_ids) if (a := self._entity(Kind.AREA, id_key(i)))},
+            hubs={name: h for name in set(hub_names) if (h := self._entity(Kind.HUB, name))},
         )
 
-    def territories(self) -> list[TerritoryNode]:
-        return list(self.snapshot.territories)
+    def listing(self, listing: Listing, owner: int | str, stop: int) -> Members:
+        self.reads["listing"] += 1
+        pk = listing_pk(listing, owner)
+        members = [self.items[(pk, sk)] for sk in self.partitions.get(pk, []) if sk != COUNT]
+        return Members(total=int(self.items.get((pk, COUNT), "0")), keys=members[:stop])
+
+    def names(self, folded_prefix: str, stop: int) -> list[NameMatch]:
+        self.reads["names"] += 1
+        pk = name_pk(folded_prefix)
+        found = [sk for sk in self.partitions.get(pk, []) if sk.startswith(folded_prefix)][:stop]
+        return [NameMatch(int(sk.rsplit("\t", 1)[1]), json.loads(self.items[(pk, sk)])) for sk in found]
 
     def contractors(self) -> list[ContractorEntry]:
-        return list(self.snapshot.contractors)
+        return self._every(Kind.CONTRACTOR)
 
     def areas(self) -> list[Area]:
-        return list(self.snapshot.areas)
+        return self._every(Kind.AREA)
 
     def hubs(self) -> list[HubEntry]:
-        return list(self.snapshot.hubs)
+        return self._every(Kind.HUB)
 
     def hub_isolations(self) -> list[HubIsolation]:
-        return list(self.snapshot.hub_isolations)
-
-    def prefixes(self) -> list[PrefixEntry]:
-        return list(self.snapshot.prefixes)
+        return self._every(Kind.ISOLATION)
 
     def save_report(self, report: KnownInfoReport) -> None:
         self.reports.append(report)
@@ -62,8 +79,20 @@ class InMemoryRegistryStore:
         self.counters[counter] += 1  # the counters' names carry their hour, so they need not expire here
         return self.counters[counter]
 
-    def replace_catalog(self, snapshot: CatalogSnapshot) -> None:
+    def replace_catalog(self, snapshot: CatalogSnapshot) -> int:
         self.snapshot = snapshot
+        self.items = catalog_items(snapshot)
+        self.partitions: dict[str, list[str]] = defaultdict(list)
+        for pk, sk in sorted(self.items):
+            self.partitions[pk].append(sk)
+        return len(self.items)
+
+    def _entity(self, kind: Kind, key: str) -> Any:
+        doc = self.items.get((kind, key))
+        return KINDS[kind].model_validate_json(doc) if doc is not None else None
+
+    def _every(self, kind: Kind) -> list:
+        return [self._entity(kind, sk) for sk in self.partitions.get(kind, [])]
 
 
 class InMemoryRecordStore:

@@ -6,7 +6,7 @@ import pytest
 
 from ott.errors import InvalidInput
 from ott.registry.models import KnownInfo, ServiceType
-from ott.registry.params import ContractorsParams, PrefixesParams, TerritoriesParams
+from ott.registry.params import AreaParams, ContractorsParams, PrefixesParams, TerritoriesParams
 from ott.registry.service import (
     Client,
     list_areas,
@@ -85,23 +85,23 @@ def test_contractors_offering_every_listed_service(store):
 
 def test_areas_given_detected_from_the_network_or_all(store):
     client = Client(source_ip="198.51.100.1", base_url="")
-    assert [a.area_id for a in list_areas(store, 1, client).areas] == [1]
-    assert [a.area_id for a in list_areas(store, None, client).areas] == [2]
+    assert [a.area_id for a in list_areas(store, AreaParams(area=1), client).areas] == [1]
+    assert [a.area_id for a in list_areas(store, AreaParams(), client).areas] == [2]
     unknown = Client(source_ip="192.0.2.1", base_url="")
-    assert [a.area_id for a in list_areas(store, None, unknown).areas] == [1, 2]
+    assert [a.area_id for a in list_areas(store, AreaParams(), unknown).areas] == [1, 2]
 
 
 def test_hubs_of_an_area_carry_their_area_list(store):
-    assert [h.name for h in list_hubs(store, None).hubs] == ["h1", "h2", "h3"]
-    hubs = list_hubs(store, 2).hubs
+    assert [h.name for h in list_hubs(store, AreaParams()).hubs] == ["h1", "h2", "h3"]
+    hubs = list_hubs(store, AreaParams(area=2)).hubs
     assert [h.name for h in hubs] == ["h2", "h3"]
     assert [a.area_id for a in hubs[1].areas.areas] == [1, 2]
     assert hubs[1].node_address.port == 4111
 
 
 def test_hub_isolations_touching_an_area(store):
-    assert len(list_hub_isolations(store, None).hub_isolations) == 2
-    assert [(i.from_hub, i.to_hub) for i in list_hub_isolations(store, 1).hub_isolations] == [
+    assert len(list_hub_isolations(store, AreaParams()).hub_isolations) == 2
+    assert [(i.from_hub, i.to_hub) for i in list_hub_isolations(store, AreaParams(area=1)).hub_isolations] == [
         ("h1", "h2"),
         ("h2", "h3"),
     ]

@@ -1,7 +1,7 @@
 """The registry's data as operators write it (docs/registry-data.md), its validation,
 and the read model compiled from it for the store."""
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Annotated
 
@@ -21,6 +21,8 @@ from ott.registry.models import (
 from ott.text import unsafe_text
 
 Network = IPv4Network | IPv6Network
+# A territory's name: a place name, not prose; bounded so that a reply's size follows from its item count.
+NAME_LENGTH = 200
 
 
 class CatalogError(ValueError):
@@ -41,7 +43,7 @@ class ContractorEntry(ContractorInfo):
 
 class TerritoryEntry(WireModel):
     territory_id: Annotated[int, Field(ge=1, le=2**32 - 1)]
-    name: str
+    name: Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)]
     parent_id: UInt32 = 0
     timezone: Annotated[int, Field(ge=-14 * 3600, le=14 * 3600)] | None = None
     content_languages: list[str] | None = Field(None, alias="content_languages")
@@ -52,6 +54,10 @@ class TerritoryNode(TerritoryEntry):
 
     is_leaf: bool
     lineage: list[TerritoryEntry] = []
+
+    @property
+    def ancestors(self) -> list[int]:
+        return [ancestor.territory_id for ancestor in self.lineage]
 
     def info(self, parents: int | None = None) -> TerritoryInfo:
         """TerritoryInfo with up to `parents` ancestors nested in `parent` (all of them when None)."""
@@ -77,9 +83,9 @@ class TerritoryNode(TerritoryEntry):
             content_languages=self.content_languages,
         )
 
-    def within(self, territory_ids: set[int]) -> bool:
+    def within(self, territory_ids: Collection[int]) -> bool:
         """True when this territory or one of its ancestors is among `territory_ids`."""
-        return self.territory_id in territory_ids or any(a.territory_id in territory_ids for a in self.lineage)
+        return self.territory_id in territory_ids or any(a in territory_ids for a in self.ancestors)
 
 
 class Availability(WireModel):
@@ -130,6 +136,13 @@ class PrefixEntry(WireModel):
         return prefix_key(self.network)
 
 
+class PrefixNode(PrefixEntry):
+    """A prefix with its territories resolved (the contractor's when it names none) and the ids of those
+    territories and all their ancestors: what `locate` answers and whereami renders, known from one read."""
+
+    lineage: list[UInt32] = []
+
+
 def prefix_key(network: Network) -> str:
     """A key that names a prefix exactly: family, network address and length."""
     return f"{network.version}/{int(network.network_address):032x}/{network.prefixlen:03d}"
@@ -165,7 +178,7 @@ class CatalogSnapshot(BaseModel):
     areas: list[Area]
     hubs: list[HubEntry]
     hub_isolations: list[HubIsolation]
-    prefixes: list[PrefixEntry]
+    prefixes: list[PrefixNode]
 
 
 def parse_catalog(document: object) -> Catalog:
@@ -226,6 +239,10 @@ def compile_catalog(catalog: Catalog) -> CatalogSnapshot:
         services=catalog.services,
         prefix_lengths={family: sorted(found, reverse=True) for family, found in lengths.items()},
     )
+
+    def lineage(territory_ids: list[int]) -> list[int]:
+        return sorted({i for t in territory_ids for i in (t, *nodes[t].ancestors)})
+
     return CatalogSnapshot(
         index=index,
         contractors=catalog.contractors,
@@ -235,10 +252,9 @@ def compile_catalog(catalog: Catalog) -> CatalogSnapshot:
         hub_isolations=catalog.hub_isolations,
         # The spec returns the contractor's territories for a prefix bound to none: resolve that once here.
         prefixes=[
-            prefix
-            if prefix.territories
-            else prefix.model_copy(update={"territories": contractors[prefix.contractor].territories})
-            for prefix in catalog.prefixes
+            PrefixNode(**p.model_dump(exclude={"territories"}), territories=bound, lineage=lineage(bound))
+            for p in catalog.prefixes
+            for bound in [p.territories or contractors[p.contractor].territories]
         ],
     )
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
 from ott.errors import InvalidInput
-from ott.registry.catalog import CatalogIndex, PrefixEntry, prefix_key
+from ott.registry.catalog import CatalogIndex, PrefixNode, prefix_key
 from ott.registry.store import RegistryStore, registry_store
 
 __all__ = ["Location", "RegistryStore", "locate", "registry_store"]
@@ -30,19 +30,18 @@ class Location:
 
 
 def locate(store: RegistryStore, source_ip: str) -> Location:
-    """Three reads: the index, the prefixes that could hold the address, and the territories of the one that
-    does (a prefix bound to no territory has its contractor's, resolved when the catalogue was loaded)."""
+    """Two reads: the index and the prefixes that could hold the address; the prefix that does carries its
+    territories (its contractor's when it names none) and their ancestors, resolved when the catalogue was
+    loaded."""
     prefix = network_of(store, parse_address(source_ip))
     if prefix is None:
         return Location(contractor_id=None, territory_ids=[], lineage_ids=frozenset())
-    nodes = store.select(territory_ids=prefix.territories).territories.values()
-    lineage = {ancestor.territory_id for node in nodes for ancestor in (node, *node.lineage)}
     return Location(
-        contractor_id=prefix.contractor, territory_ids=list(prefix.territories), lineage_ids=frozenset(lineage)
+        contractor_id=prefix.contractor, territory_ids=list(prefix.territories), lineage_ids=frozenset(prefix.lineage)
     )
 
 
-def network_of(store: RegistryStore, address: Address) -> PrefixEntry | None:
+def network_of(store: RegistryStore, address: Address) -> PrefixNode | None:
     """The longest known prefix that holds the address, in two reads (the index, then the candidates)."""
     return longest(store.select(prefix_keys=candidate_keys(address, store.index())).prefixes)
 
@@ -63,11 +62,11 @@ def candidate_keys(address: Address, index: CatalogIndex) -> list[str]:
     return [prefix_key(ip_network((address, length), strict=False)) for length in lengths]
 
 
-def longest(prefixes: list[PrefixEntry]) -> PrefixEntry | None:
+def longest(prefixes: list[PrefixNode]) -> PrefixNode | None:
     return max(prefixes, key=lambda prefix: prefix.network.prefixlen, default=None)
 
 
-def public_address(address: Address, prefix: PrefixEntry | None) -> Address:
+def public_address(address: Address, prefix: PrefixNode | None) -> Address:
     """A private address as the outside world sees it, through its prefix's NAT translation."""
     if prefix is None or prefix.nat is None:
         return address

@@ -10,6 +10,9 @@ from pydantic import ConfigDict, Field
 
 from ott.wire import Int32, UInt32, WireModel
 
+# How many entries the whole list has, when it is sent in pages (`offset`, `limit`); not part of spec 2.C.
+Total = Annotated[UInt32 | None, Field(description="entries in the whole list (paging)")]
+
 
 class ServiceType(StrEnum):
     """Service.Type: the member name is the enum name, the value the string identifier used on the wire."""
@@ -131,10 +134,12 @@ class WhereAmI(WireModel):
 
 class ContractorList(WireModel):
     contractors: list[ContractorInfo]
+    total: Total = None
 
 
 class TerritoryList(WireModel):
     territories: list[TerritoryInfo]
+    total: Total = None
 
 
 class Area(WireModel):
@@ -145,6 +150,7 @@ class Area(WireModel):
 
 class AreaList(WireModel):
     areas: list[Area]
+    total: Total = None
 
 
 class IPAddress(WireModel):
@@ -161,6 +167,7 @@ class Hub(WireModel):
 
 class HubList(WireModel):
     hubs: list[Hub]
+    total: Total = None
 
 
 class HubIsolation(WireModel):
@@ -173,6 +180,7 @@ class HubIsolation(WireModel):
 
 class HubIsolationList(WireModel):
     hub_isolations: list[HubIsolation]
+    total: Total = None
 
 
 class Prefix(WireModel):
@@ -185,6 +193,7 @@ class Prefix(WireModel):
 
 class PrefixList(WireModel):
     prefixes: list[Prefix]
+    total: Total = None
 
 
 class KnownInfo(WireModel):

@@ -1,6 +1,7 @@
 """Domain of the registry: who the client is, where it is, and what it may use."""
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
@@ -14,6 +15,7 @@ from ott.registry.catalog import (
     ServiceEntry,
     TerritoryNode,
 )
+from ott.registry.layout import Listing
 from ott.registry.location import candidate_keys, longest, network_of, parse_address, public_address
 from ott.registry.models import (
     APIInfo,
@@ -35,7 +37,15 @@ from ott.registry.models import (
     TerritoryList,
     WhereAmI,
 )
-from ott.registry.params import ContractorsParams, PrefixesParams, TerritoriesParams
+from ott.registry.params import (
+    MAX_MATCHES,
+    MAX_PAGE,
+    AreaParams,
+    ContractorsParams,
+    Paging,
+    PrefixesParams,
+    TerritoriesParams,
+)
 from ott.registry.store import KnownInfoReport, RegistryStore
 from ott.text import fold
 
@@ -143,37 +153,106 @@ def render_service(service: ServiceEntry, contractors: dict[int, ContractorEntry
     )
 
 
+def window(total: int, paging: Paging, what: str) -> slice:
+    """The part of a list of `total` entries one reply carries: the page asked for, or the whole list when
+    it fits in one reply."""
+    if paging.limit is not None:
+        return slice(paging.offset, paging.offset + paging.limit)
+    if total - paging.offset > MAX_PAGE:
+        raise InvalidInput(
+            f"{total} {what} match, more than the {MAX_PAGE} one reply holds: "
+            "narrow the query or ask for pages with offset and limit"
+        )
+    return slice(paging.offset, None)
+
+
+def too_many(what: str) -> InvalidInput:
+    return InvalidInput(f"more than {MAX_MATCHES} {what} match: narrow the query")
+
+
+def page_reach(paging: Paging) -> int:
+    """How many entries from the start of a list one reply needs read."""
+    return paging.offset + (paging.limit if paging.limit is not None else MAX_PAGE + 1)
+
+
+def listed(store: RegistryStore, listing: Listing, owner: int, paging: Paging, what: str) -> tuple[int, list[str]]:
+    """One listing's total and the members of the page asked for, read as far as the page reaches."""
+    members = store.listing(listing, owner, stop=page_reach(paging))
+    return members.total, members.keys[window(members.total, paging, what)]
+
+
+def every_member(store: RegistryStore, listing: Listing, owners: Iterable[int], what: str) -> set[str]:
+    """Every member of some listings, when a filter must see them all: bounded by MAX_MATCHES."""
+    found: set[str] = set()
+    for owner in owners:
+        members = store.listing(listing, owner, stop=MAX_MATCHES)
+        if members.total > MAX_MATCHES:
+            raise too_many(what)
+        found.update(members.keys)
+    return found
+
+
 def list_territories(store: RegistryStore, params: TerritoriesParams) -> TerritoryList:
-    """Children of `territory`; with `id` or `q`, any territory below it (0 is the whole world)."""
-    nodes = store.territories()
-    if params.id is not None or params.q is not None:
-        root = {params.territory}
-        selected = [
-            node
-            for node in nodes
-            if params.territory == 0 or (node.within(root) and node.territory_id != params.territory)
-        ]
-    else:
-        selected = [node for node in nodes if node.parent_id == params.territory]
-    if params.id is not None:
-        wanted = set(params.id)
-        selected = [node for node in selected if node.territory_id in wanted]
-    if params.q is not None:
-        prefix = fold(params.q)
-        selected = [node for node in selected if fold(node.name).startswith(prefix)]
+    """Children of `territory`; with `id` or `q`, any territory below it (0 is the whole world); `contractor`
+    keeps those it serves; with `contractor` alone, the territories it serves at their top. Results are in
+    name order; each path reads the ids, the name listing or the children listing, then the page by key."""
+    store.index()  # pins the registry version every read below sees
+    root = params.territory
+    owned: set[int] | None = None
     if params.contractor is not None:
         owner = store.select(contractor_ids=[params.contractor]).contractors.get(params.contractor)
         owned = set(owner.territories) if owner else set()
-        selected = [node for node in selected if node.within(owned)]
-    selected.sort(key=lambda node: (fold(node.name), node.territory_id))
-    return TerritoryList(territories=[node.info(params.parents) for node in selected])
+
+    def kept(territory_id: int, ancestors: list[int]) -> bool:
+        below = root == 0 or root in ancestors
+        return below and (owned is None or territory_id in owned or not owned.isdisjoint(ancestors))
+
+    if params.id is not None or params.q is not None:
+        folded = fold(params.q) if params.q is not None else ""
+        if params.id is not None:
+            nodes = store.select(territory_ids=params.id).territories
+            named = sorted((n for n in nodes.values() if fold(n.name).startswith(folded)), key=name_order)
+            matches = [(node.territory_id, node.ancestors) for node in named]
+        else:
+            found = store.names(folded, stop=MAX_MATCHES + 1)
+            if len(found) > MAX_MATCHES:
+                raise too_many("territory names")
+            matches, nodes = [(m.territory_id, m.ancestors) for m in found], {}
+        ids = [territory_id for territory_id, ancestors in matches if kept(territory_id, ancestors)]
+    elif owned is not None and (root == 0 or not descends(store, root, owned)):
+        # Below a territory the contractor does not serve as a whole, only those listed for it qualify.
+        if len(owned) > MAX_MATCHES:
+            raise too_many("territories of the contractor")
+        nodes = store.select(territory_ids=owned).territories
+        ids = [n.territory_id for n in sorted(nodes.values(), key=name_order) if root == 0 or n.parent_id == root]
+    else:
+        total, keys = listed(store, Listing.CHILDREN, root, params, "territories")
+        page = store.select(territory_ids=[int(key) for key in keys]).territories
+        return TerritoryList(
+            territories=[page[int(key)].info(params.parents) for key in keys if int(key) in page], total=total
+        )
+    wanted = ids[window(len(ids), params, "territories")]
+    nodes = nodes | store.select(territory_ids=set(wanted) - set(nodes)).territories
+    return TerritoryList(territories=[nodes[i].info(params.parents) for i in wanted if i in nodes], total=len(ids))
+
+
+def descends(store: RegistryStore, territory_id: int, owned: set[int]) -> bool:
+    """True when the territory or an ancestor is among `owned`."""
+    node = store.select(territory_ids=[territory_id]).territories.get(territory_id)
+    return node is not None and node.within(owned)
+
+
+def name_order(node: TerritoryNode) -> tuple[str, int]:
+    return fold(node.name), node.territory_id
 
 
 def list_contractors(store: RegistryStore, params: ContractorsParams) -> ContractorList:
-    contractors = store.contractors()
+    """Contractors matching every filter; by `id` they are read by key, otherwise from the (few) contractors."""
+    index = store.index()
     if params.id is not None:
-        wanted = set(params.id)
-        contractors = [c for c in contractors if c.contractor_id in wanted]
+        contractors = sorted(store.select(contractor_ids=params.id).contractors.values(), key=lambda c: c.contractor_id)
+    else:
+        contractors = store.contractors()
     if params.area is not None:
         contractors = [c for c in contractors if params.area in c.areas]
     if params.territory is not None:
@@ -183,9 +262,9 @@ def list_contractors(store: RegistryStore, params: ContractorsParams) -> Contrac
         needle = fold(params.q)
         contractors = [c for c in contractors if needle in fold(c.name or "") or needle in fold(c.brand_name or "")]
     if params.services is not None:
-        index = store.index()
         contractors = [c for c in contractors if offers_all(index, c.contractor_id, params.services)]
-    return ContractorList(contractors=[c.info() for c in contractors])
+    page = contractors[window(len(contractors), params, "contractors")]
+    return ContractorList(contractors=[c.info() for c in page], total=len(contractors))
 
 
 def offers_all(index: CatalogIndex, contractor_id: int, types: list[ServiceType]) -> bool:
@@ -206,20 +285,31 @@ def detect_contractor(store: RegistryStore, client: Client) -> ContractorEntry |
     return store.select(contractor_ids=[prefix.contractor]).contractors.get(prefix.contractor)
 
 
-def list_areas(store: RegistryStore, area: int | None, client: Client) -> AreaList:
+def list_areas(store: RegistryStore, params: AreaParams, client: Client) -> AreaList:
     """The given area, or the areas of the client's network (every area when the network is unknown)."""
-    areas = store.areas()
-    if area is not None:
-        return AreaList(areas=[a for a in areas if a.area_id == area])
-    contractor = detect_contractor(store, client)
-    if contractor is None:
-        return AreaList(areas=areas)
-    return AreaList(areas=[a for a in areas if a.area_id in contractor.areas])
+    if params.area is not None:
+        store.index()
+        areas = list(store.select(area_ids=[params.area]).areas.values())
+    elif (contractor := detect_contractor(store, client)) is not None:
+        found = store.select(area_ids=contractor.areas).areas
+        areas = [found[i] for i in contractor.areas if i in found]
+    else:
+        areas = store.areas()
+    return AreaList(areas=areas[window(len(areas), params, "areas")], total=len(areas))
 
 
-def list_hubs(store: RegistryStore, area: int | None) -> HubList:
-    areas = {a.area_id: a for a in store.areas()}
-    hubs = [hub for hub in store.hubs() if area is None or area in hub.areas]
+def list_hubs(store: RegistryStore, params: AreaParams) -> HubList:
+    """The hubs of an area (through its listing), or of every area."""
+    store.index()
+    if params.area is not None:
+        total, names = listed(store, Listing.AREA_HUBS, params.area, params, "hubs")
+        found = store.select(hub_names=names).hubs
+        hubs = [found[name] for name in names if name in found]
+        areas = store.select(area_ids={i for hub in hubs for i in hub.areas}).areas
+    else:
+        every = store.hubs()
+        total, hubs = len(every), every[window(len(every), params, "hubs")]
+        areas = {area.area_id: area for area in store.areas()}
     return HubList(
         hubs=[
             Hub(
@@ -229,28 +319,36 @@ def list_hubs(store: RegistryStore, area: int | None) -> HubList:
                 areas=AreaList(areas=[areas[i] for i in hub.areas if i in areas]),
             )
             for hub in hubs
-        ]
+        ],
+        total=total,
     )
 
 
-def list_hub_isolations(store: RegistryStore, area: int | None) -> HubIsolationList:
+def list_hub_isolations(store: RegistryStore, params: AreaParams) -> HubIsolationList:
+    store.index()
     isolations = store.hub_isolations()
-    if area is not None:
-        in_area = {hub.name for hub in store.hubs() if area in hub.areas}
+    if params.area is not None:
+        in_area = every_member(store, Listing.AREA_HUBS, [params.area], "hubs")
         isolations = [i for i in isolations if i.from_hub in in_area or i.to_hub in in_area]
-    return HubIsolationList(hub_isolations=isolations)
+    page = isolations[window(len(isolations), params, "hub isolations")]
+    return HubIsolationList(hub_isolations=page, total=len(isolations))
 
 
 def list_prefixes(store: RegistryStore, params: PrefixesParams) -> PrefixList:
+    """Prefixes of the given contractors and territories, in address order, through their listings."""
     if params.contractor is None and params.territory is None:
         raise InvalidInput("give `contractor`, `territory` or both")
-    prefixes = store.prefixes()
-    if params.contractor is not None:
-        contractors = set(params.contractor)
-        prefixes = [p for p in prefixes if p.contractor in contractors]
-    if params.territory is not None:
-        territories = set(params.territory)
-        prefixes = [p for p in prefixes if territories & set(p.territories)]
+    store.index()
+    contractors, territories = params.contractor or [], params.territory or []
+    if len(contractors) + len(territories) == 1:
+        listing = Listing.CONTRACTOR_PREFIXES if contractors else Listing.TERRITORY_PREFIXES
+        total, keys = listed(store, listing, (contractors or territories)[0], params, "prefixes")
+    else:
+        by_contractor = every_member(store, Listing.CONTRACTOR_PREFIXES, contractors, "prefixes")
+        by_territory = every_member(store, Listing.TERRITORY_PREFIXES, territories, "prefixes")
+        matching = sorted(by_contractor & by_territory if contractors and territories else by_contractor | by_territory)
+        total, keys = len(matching), matching[window(len(matching), params, "prefixes")]
+    found = {prefix.key: prefix for prefix in store.select(prefix_keys=keys).prefixes}
     return PrefixList(
         prefixes=[
             Prefix(
@@ -260,8 +358,9 @@ def list_prefixes(store: RegistryStore, params: PrefixesParams) -> PrefixList:
                 contractor=ContractorInfo(contractor_id=p.contractor),
                 territories=[TerritoryInfo(territory_id=t) for t in p.territories],
             )
-            for p in prefixes
-        ]
+            for p in (found[key] for key in keys if key in found)
+        ],
+        total=total,
     )
 
 

@@ -1,11 +1,23 @@
 """Data access of the registry: the port the domain uses and its DynamoDB adapter.
 
-One table; every item has `pk` (the kind) and `sk` (its key), its content in `doc` as JSON.
-Every request path is a GetItem, a BatchGetItem or a Query of one kind's partition: never a Scan.
+One table, laid out as `ott.registry.layout` says. Every request path is a GetItem, a BatchGetItem or a
+Query of one partition, read as far as its answer needs: never a Scan.
+
+Versions. The `INDEX` item is the version pointer: the service catalogue, the prefix lengths and the
+generation `gen` readers see. A load writes each item it changes with the new generation in `v`, keeping the
+content readers still see in `prev` (with its generation in `pv`), and switches the pointer last. A reader
+pins the generation when it reads the pointer (`index()`) and takes from every item the content of that
+generation, so what it reads during a load is the old registry or, once the pointer moved, the new one.
+A load that never switched the pointer (it failed, or a later load took over) is listed in `aborted`: its
+items count as never written. Reads are strongly consistent: an eventually consistent read could meet the
+new pointer and then an item as it was before the load. The reads are small, so the doubled cost is too.
 """
 
+import base64
+import hashlib
 import json
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import count
@@ -21,8 +33,18 @@ from ott.registry.catalog import (
     CatalogSnapshot,
     ContractorEntry,
     HubEntry,
-    PrefixEntry,
+    PrefixNode,
     TerritoryNode,
+)
+from ott.registry.layout import (
+    COUNT,
+    Key,
+    Kind,
+    Listing,
+    catalog_items,
+    id_key,
+    listing_pk,
+    name_pk,
 )
 from ott.registry.models import Area, HubIsolation
 
@@ -33,7 +55,23 @@ class Selection:
 
     contractors: dict[int, ContractorEntry] = field(default_factory=dict)
     territories: dict[int, TerritoryNode] = field(default_factory=dict)
-    prefixes: list[PrefixEntry] = field(default_factory=list)
+    prefixes: list[PrefixNode] = field(default_factory=list)
+    areas: dict[int, Area] = field(default_factory=dict)
+    hubs: dict[str, HubEntry] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Members:
+    """A listing's member count and its first members, in order."""
+
+    total: int
+    keys: list[str]
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    territory_id: int
+    ancestors: list[int]
 
 
 @dataclass(frozen=True)
@@ -50,53 +88,88 @@ class KnownInfoReport:
 class RegistryStore(Protocol):
     def index(self) -> CatalogIndex: ...
     def select(
-        self, contractor_ids: Iterable[int] = (), territory_ids: Iterable[int] = (), prefix_keys: Iterable[str] = ()
+        self,
+        contractor_ids: Iterable[int] = (),
+        territory_ids: Iterable[int] = (),
+        prefix_keys: Iterable[str] = (),
+        area_ids: Iterable[int] = (),
+        hub_names: Iterable[str] = (),
     ) -> Selection: ...
-    def territories(self) -> list[TerritoryNode]: ...
+    def listing(self, listing: Listing, owner: int | str, stop: int) -> Members: ...
+    def names(self, folded_prefix: str, stop: int) -> list[NameMatch]: ...
     def contractors(self) -> list[ContractorEntry]: ...
     def areas(self) -> list[Area]: ...
     def hubs(self) -> list[HubEntry]: ...
     def hub_isolations(self) -> list[HubIsolation]: ...
-    def prefixes(self) -> list[PrefixEntry]: ...
     def save_report(self, report: KnownInfoReport) -> None: ...
     def increment(self, counter: str, expires_at: int) -> int: ...
-    def replace_catalog(self, snapshot: CatalogSnapshot) -> None: ...
+    def replace_catalog(self, snapshot: CatalogSnapshot) -> int: ...
+
+
+class ConcurrentLoad(RuntimeError):
+    """Another load took over the registry while this one was writing; it wrote nothing readers see."""
 
 
 KINDS: dict[str, type[BaseModel]] = {
-    "CONTRACTOR": ContractorEntry,
-    "TERRITORY": TerritoryNode,
-    "AREA": Area,
-    "HUB": HubEntry,
-    "ISOLATION": HubIsolation,
-    "PREFIX": PrefixEntry,
-    "INDEX": CatalogIndex,
+    Kind.CONTRACTOR: ContractorEntry,
+    Kind.TERRITORY: TerritoryNode,
+    Kind.AREA: Area,
+    Kind.HUB: HubEntry,
+    Kind.ISOLATION: HubIsolation,
+    Kind.PREFIX: PrefixNode,
 }
 INDEX_KEY = {"pk": {"S": "INDEX"}, "sk": {"S": "current"}}
+EMPTY_INDEX = CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
+# The loader's record of what the table holds: a digest per item, in this many chunks (by a hash of the key),
+# so that a reload reads a few items instead of the table and rewrites only the chunks that changed.
+MANIFEST = "MANIFEST"
+MANIFEST_CHUNKS = 256
+UNRECORDED = "?"  # the digest of an item found in the table but not in the manifest: never equal to a real one
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
+# Items of a listing a reader may skip (deleted or not yet published) before its page is full.
+SKIP_ALLOWANCE = 8
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def id_key(number: int) -> str:
-    return f"{number:010d}"
+@dataclass(frozen=True)
+class Generation:
+    """What a reader sees: items written by `gen` or earlier, except by loads that never finished."""
+
+    gen: int
+    aborted: frozenset[int] = frozenset()
+
+    def content(self, item: dict) -> str | None:
+        """The item's content in this generation; None when it did not exist then."""
+        written = int(item["v"]["N"]) if "v" in item else 0
+        if written <= self.gen and written not in self.aborted:
+            return item["doc"]["S"] if "doc" in item else None
+        if "pv" in item:
+            kept = int(item["pv"]["N"])
+            if kept <= self.gen and kept not in self.aborted:
+                return item["prev"]["S"] if "prev" in item else None
+        return None
 
 
-def snapshot_items(snapshot: CatalogSnapshot) -> Iterator[tuple[str, str, BaseModel]]:
-    """Every item of a snapshot as (kind, key, content)."""
-    yield "INDEX", "current", snapshot.index
-    for contractor in snapshot.contractors:
-        yield "CONTRACTOR", id_key(contractor.contractor_id), contractor
-    for territory in snapshot.territories:
-        yield "TERRITORY", id_key(territory.territory_id), territory
-    for area in snapshot.areas:
-        yield "AREA", id_key(area.area_id), area
-    for hub in snapshot.hubs:
-        yield "HUB", hub.name, hub
-    for isolation in snapshot.hub_isolations:
-        yield "ISOLATION", f"{isolation.from_hub}\t{isolation.to_hub}", isolation
-    for prefix in snapshot.prefixes:
-        yield "PREFIX", prefix.key, prefix
+def digest(doc: str) -> str:
+    return hashlib.blake2b(doc.encode(), digest_size=9).hexdigest()
+
+
+def manifest_chunk(key: Key) -> str:
+    number = int.from_bytes(hashlib.blake2b(f"{key[0]}\n{key[1]}".encode(), digest_size=4).digest(), "big")
+    return f"{number % MANIFEST_CHUNKS:03d}"
+
+
+def encode_chunk(entries: dict[str, str]) -> str:
+    return base64.b64encode(zlib.compress(json.dumps(entries, sort_keys=True).encode(), 6)).decode()
+
+
+def decode_chunk(doc: str) -> dict[str, str]:
+    return json.loads(zlib.decompress(base64.b64decode(doc)))
+
+
+def chunk_key(key: Key) -> str:
+    return f"{key[0]}\n{key[1]}"
 
 
 class DynamoRegistryStore:
@@ -104,46 +177,84 @@ class DynamoRegistryStore:
         self._client = client
         self._table = table
         self._reports_table = reports_table
+        self._generation: Generation | None = None
 
     def index(self) -> CatalogIndex:
-        item = self._client.get_item(TableName=self._table, Key=INDEX_KEY).get("Item")
-        if item is None:
-            return CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
+        """The catalogue's index; it also pins the generation every later read of this store sees."""
+        item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
+        self._generation = pointer_generation(item)
+        if item is None or "doc" not in item:
+            return EMPTY_INDEX
         return CatalogIndex.model_validate_json(item["doc"]["S"])
 
+    def _seen(self) -> Generation:
+        if self._generation is None:
+            self.index()
+        return self._generation or Generation(0)
+
     def select(
-        self, contractor_ids: Iterable[int] = (), territory_ids: Iterable[int] = (), prefix_keys: Iterable[str] = ()
+        self,
+        contractor_ids: Iterable[int] = (),
+        territory_ids: Iterable[int] = (),
+        prefix_keys: Iterable[str] = (),
+        area_ids: Iterable[int] = (),
+        hub_names: Iterable[str] = (),
     ) -> Selection:
-        keys = [("CONTRACTOR", id_key(i)) for i in set(contractor_ids)]
-        keys += [("TERRITORY", id_key(i)) for i in set(territory_ids)]
-        keys += [("PREFIX", key) for key in set(prefix_keys)]
+        keys: list[Key] = [(Kind.CONTRACTOR, id_key(i)) for i in set(contractor_ids)]
+        keys += [(Kind.TERRITORY, id_key(i)) for i in set(territory_ids)]
+        keys += [(Kind.PREFIX, key) for key in set(prefix_keys)]
+        keys += [(Kind.AREA, id_key(i)) for i in set(area_ids)]
+        keys += [(Kind.HUB, name) for name in set(hub_names)]
         selection = Selection()
-        for entry in self._batch_get(keys):
+        for item in self._batch_get(keys):
+            doc = self._seen().content(item)
+            if doc is None:
+                continue
+            entry = KINDS[item["pk"]["S"]].model_validate_json(doc)
             if isinstance(entry, ContractorEntry):
                 selection.contractors[entry.contractor_id] = entry
             elif isinstance(entry, TerritoryNode):
                 selection.territories[entry.territory_id] = entry
-            elif isinstance(entry, PrefixEntry):
+            elif isinstance(entry, PrefixNode):
                 selection.prefixes.append(entry)
+            elif isinstance(entry, Area):
+                selection.areas[entry.area_id] = entry
+            elif isinstance(entry, HubEntry):
+                selection.hubs[entry.name] = entry
         return selection
 
-    def territories(self) -> list[TerritoryNode]:
-        return self._query("TERRITORY", TerritoryNode)
+    def listing(self, listing: Listing, owner: int | str, stop: int) -> Members:
+        """The member count and the first `stop` members: one Query of about `stop` items."""
+        total, keys = 0, list[str]()
+        for sk, doc in self._visible(listing_pk(listing, owner), page=stop + 1 + SKIP_ALLOWANCE):
+            if sk == COUNT:
+                total = int(doc)
+            elif len(keys) < stop:
+                keys.append(doc)
+            else:
+                break
+        return Members(total=total, keys=keys)
+
+    def names(self, folded_prefix: str, stop: int) -> list[NameMatch]:
+        """Territories whose folded name starts with `folded_prefix`, in name order, at most `stop`."""
+        found = []
+        for sk, doc in self._visible(name_pk(folded_prefix), begins_with=folded_prefix, page=stop + SKIP_ALLOWANCE):
+            found.append(NameMatch(territory_id=int(sk.rsplit("\t", 1)[1]), ancestors=json.loads(doc)))
+            if len(found) >= stop:
+                break
+        return found
 
     def contractors(self) -> list[ContractorEntry]:
-        return self._query("CONTRACTOR", ContractorEntry)
+        return self._entities(Kind.CONTRACTOR, ContractorEntry)
 
     def areas(self) -> list[Area]:
-        return self._query("AREA", Area)
+        return self._entities(Kind.AREA, Area)
 
     def hubs(self) -> list[HubEntry]:
-        return self._query("HUB", HubEntry)
+        return self._entities(Kind.HUB, HubEntry)
 
     def hub_isolations(self) -> list[HubIsolation]:
-        return self._query("ISOLATION", HubIsolation)
-
-    def prefixes(self) -> list[PrefixEntry]:
-        return self._query("PREFIX", PrefixEntry)
+        return self._entities(Kind.ISOLATION, HubIsolation)
 
     def save_report(self, report: KnownInfoReport) -> None:
         self._client.put_item(
@@ -165,20 +276,88 @@ class DynamoRegistryStore:
         key = {"reportId": {"S": f"COUNTER#{counter}"}}
         return increment_item(self._client, self._reports_table, key, "expiresAt", expires_at)
 
-    def replace_catalog(self, snapshot: CatalogSnapshot) -> None:
-        """Write every item, the index last, then delete what the new data no longer has."""
-        items = list(snapshot_items(snapshot))
-        wanted = {(kind, key) for kind, key, _ in items}
-        stale = [key for kind in KINDS for key in self._keys(kind) if key not in wanted]
-        ordered = sorted(items, key=lambda item: item[0] == "INDEX")
-        puts = [
-            {"PutRequest": {"Item": {"pk": {"S": k}, "sk": {"S": s}, "doc": {"S": m.model_dump_json(by_alias=True)}}}}
-            for k, s, m in ordered
+    def replace_catalog(self, snapshot: CatalogSnapshot) -> int:
+        """Make the table hold `snapshot`, writing only the items that changed; readers switch at once when the
+        pointer moves, last. Returns the number of items written or deleted."""
+        load = self._begin_load()
+        published = self._seen().gen
+        old = self._manifest() or self._unrecorded()
+        plan = plan_load(old, catalog_items(snapshot))
+        before = self._contents(plan.existing)
+        before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
+        contents = {**plan.writes, **{(MANIFEST, chunk): encode_chunk(new) for chunk, new in plan.manifest.items()}}
+        requests = [
+            {"PutRequest": {"Item": versioned(key, doc, load.gen, published, before.get(key))}}
+            for key, doc in contents.items()
         ]
-        deletes = [{"DeleteRequest": {"Key": {"pk": {"S": k}, "sk": {"S": s}}}} for k, s in stale]
-        for requests in (puts, deletes):
-            for start in range(0, len(requests), BATCH_WRITE_LIMIT):
-                self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
+        requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in plan.purged]
+        for start in range(0, len(requests), BATCH_WRITE_LIMIT):
+            self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
+        self._publish(snapshot.index, load)
+        return len(requests) + 1
+
+    def _begin_load(self) -> Generation:
+        """Claim the next generation in the pointer; a load left unfinished before counts as aborted."""
+        item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
+        current = pointer_generation(item)
+        unfinished = int(item["pending"]["N"]) if item and "pending" in item else None
+        aborted = current.aborted | ({unfinished} if unfinished is not None else set())
+        gen = max({current.gen, *aborted}) + 1
+        claim = {":gen": {"N": str(gen)}, ":aborted": {"S": json.dumps(sorted(aborted))}}
+        if unfinished is None:
+            condition = "attribute_not_exists(pending)"
+        else:
+            condition, claim[":unfinished"] = "pending = :unfinished", {"N": str(unfinished)}
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=INDEX_KEY,
+                UpdateExpression="SET pending = :gen, aborted = :aborted",
+                ConditionExpression=condition,
+                ExpressionAttributeValues=claim,
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            raise ConcurrentLoad("another load started at the same time; run the load again") from None
+        self._generation = Generation(current.gen, frozenset(aborted))
+        return Generation(gen, frozenset(aborted))
+
+    def _publish(self, index: CatalogIndex, load: Generation) -> None:
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    **INDEX_KEY,
+                    "doc": {"S": index.model_dump_json(by_alias=True)},
+                    "gen": {"N": str(load.gen)},
+                    "aborted": {"S": json.dumps(sorted(load.aborted))},
+                },
+                ConditionExpression="pending = :gen",
+                ExpressionAttributeValues={":gen": {"N": str(load.gen)}},
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
+
+    def _manifest(self) -> dict[str, dict[str, str]]:
+        keys = [(MANIFEST, f"{chunk:03d}") for chunk in range(MANIFEST_CHUNKS)]
+        return {key[1]: decode_chunk(doc) for key, doc in self._contents(keys).items()}
+
+    def _unrecorded(self) -> dict[str, dict[str, str]]:
+        """Without a manifest (a new table, or one the loader before issue 11 wrote, without listings or
+        versions): the entities the table holds, as changed, so that the load replaces them version-safely."""
+        found: dict[str, dict[str, str]] = {}
+        for kind in Kind:
+            for sk, _ in self._visible(kind):
+                found.setdefault(manifest_chunk((kind, sk)), {})[chunk_key((kind, sk))] = UNRECORDED
+        return found
+
+    def _contents(self, keys: list[Key]) -> dict[Key, str]:
+        """The content of each item as the pinned generation has it."""
+        found = {}
+        for item in self._batch_get(keys):
+            doc = self._seen().content(item)
+            if doc is not None:
+                found[(item["pk"]["S"], item["sk"]["S"])] = doc
+        return found
 
     def _batch_write(self, requests: list[dict]) -> None:
         pending: dict = {self._table: requests}
@@ -188,39 +367,104 @@ class DynamoRegistryStore:
                 return
             back_off(attempt)
 
-    def _keys(self, kind: str) -> list[tuple[str, str]]:
-        return [(kind, item["sk"]["S"]) for item in self._pages(kind, projection="sk")]
+    def _entities(self, kind: Kind, model: type[ModelT]) -> list[ModelT]:
+        return [model.model_validate_json(doc) for _, doc in self._visible(kind)]
 
-    def _query(self, kind: str, model: type[ModelT]) -> list[ModelT]:
-        return [model.model_validate_json(item["doc"]["S"]) for item in self._pages(kind)]
-
-    def _pages(self, kind: str, projection: str | None = None) -> Iterator[dict]:
+    def _visible(self, pk: str, begins_with: str | None = None, page: int | None = None) -> Iterator[tuple[str, str]]:
+        """(sk, content) of the partition's items in key order, as the pinned generation has them; pages of
+        `page` items, so that a caller who stops early has read about what it used."""
+        seen = self._seen()
+        condition, values = "pk = :pk", {":pk": {"S": pk}}
+        if begins_with is not None:
+            condition, values[":start"] = condition + " AND begins_with(sk, :start)", {"S": begins_with}
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :kind",
-            "ExpressionAttributeValues": {":kind": {"S": kind}},
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": values,
+            "ConsistentRead": True,
         }
-        if projection:
-            request["ProjectionExpression"] = projection
+        if page is not None:
+            request["Limit"] = page
         while True:
-            page = self._client.query(**request)
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
+            reply = self._client.query(**request)
+            for item in reply.get("Items", []):
+                doc = seen.content(item)
+                if doc is not None:
+                    yield item["sk"]["S"], doc
+            if "LastEvaluatedKey" not in reply:
                 return
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
 
-    def _batch_get(self, keys: list[tuple[str, str]]) -> Iterator[BaseModel]:
+    def _batch_get(self, keys: list[Key]) -> Iterator[dict]:
         for start in range(0, len(keys), BATCH_GET_LIMIT):
             chunk = [{"pk": {"S": kind}, "sk": {"S": key}} for kind, key in keys[start : start + BATCH_GET_LIMIT]]
-            pending: dict = {self._table: {"Keys": chunk}}
+            pending: dict = {self._table: {"Keys": chunk, "ConsistentRead": True}}
             for attempt in count():
                 reply = self._client.batch_get_item(RequestItems=pending)
-                for item in reply.get("Responses", {}).get(self._table, []):
-                    yield KINDS[item["pk"]["S"]].model_validate_json(item["doc"]["S"])
+                yield from reply.get("Responses", {}).get(self._table, [])
                 pending = reply.get("UnprocessedKeys") or {}
                 if not pending:
                     break
                 back_off(attempt)
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a load writes: the new content of each changed item (None: deleted, kept for readers of the
+    published generation), the items the previous load deleted (nobody reads them any more), the manifest
+    chunks that change, and the changed items that exist now (their content is kept for readers)."""
+
+    writes: dict[Key, str | None]
+    purged: list[Key]
+    manifest: dict[str, dict[str, str]]
+    existing: list[Key]
+
+
+def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPlan:
+    """Compare the manifest of what the table holds (chunk -> key -> digest, "" for a deleted item) with the
+    items wanted."""
+    new: dict[str, dict[str, str]] = {chunk: {} for chunk in old}
+    writes: dict[Key, str | None] = {}
+    existing: list[Key] = []
+    for key, doc in wanted.items():
+        chunk, text, now = manifest_chunk(key), chunk_key(key), digest(doc)
+        new.setdefault(chunk, {})[text] = now
+        was = old.get(chunk, {}).get(text)
+        if was != now:
+            writes[key] = doc
+            if was:
+                existing.append(key)
+    purged: list[Key] = []
+    for chunk, entries in old.items():
+        for text, was in entries.items():
+            pk, sk = text.split("\n", 1)
+            if (pk, sk) in wanted:
+                continue
+            if was:
+                writes[(pk, sk)], new[chunk][text] = None, ""
+                existing.append((pk, sk))
+            else:
+                purged.append((pk, sk))
+    changed = {chunk: entries for chunk, entries in new.items() if entries != old.get(chunk)}
+    return LoadPlan(writes=writes, purged=purged, manifest=changed, existing=existing)
+
+
+def pointer_generation(item: dict | None) -> Generation:
+    if item is None:
+        return Generation(0)
+    aborted = frozenset(json.loads(item["aborted"]["S"])) if "aborted" in item else frozenset()
+    return Generation(int(item["gen"]["N"]) if "gen" in item else 0, aborted)
+
+
+def versioned(key: Key, doc: str | None, load: int, published: int, before: str | None) -> dict:
+    """An item as load `load` writes it: its new content (none: deleted) and, for readers of the `published`
+    generation, what they still see (none: it did not exist for them)."""
+    item = {"pk": {"S": key[0]}, "sk": {"S": key[1]}, "v": {"N": str(load)}, "pv": {"N": str(published)}}
+    if doc is not None:
+        item["doc"] = {"S": doc}
+    if before is not None:
+        item["prev"] = {"S": before}
+    return item
 
 
 def back_off(attempt: int) -> None:
