@@ -19,6 +19,7 @@ from ott.registry.models import (
     WireModel,
 )
 from ott.text import unsafe_text
+from ott.wire import problems_of
 
 Network = IPv4Network | IPv6Network
 # A territory's name: a place name, not prose; bounded so that a reply's size follows from its item count.
@@ -187,10 +188,7 @@ def parse_catalog(document: object) -> Catalog:
     try:
         catalog = Catalog.model_validate(document)
     except ValidationError as error:
-        problems += [
-            f"{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
-            for item in error.errors(include_url=False, include_input=False)
-        ]
+        problems += problems_of(error, nowhere="file")
     if problems:
         raise CatalogError(problems)
     return catalog
