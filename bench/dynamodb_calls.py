@@ -119,8 +119,8 @@ def niche_requests():
 
 def launcher_requests(template: Template):
     """posters and poster as the public, a subscriber with a home and a moderator see them, and click events.
-    The bar is on the launcher's own calls; the registry's address detection (`locate`, three reads, its
-    published cost) is shown beside them."""
+    The bar is on the launcher's own calls; the registry's reads (its version pointer, then the caller's
+    territories: two) are shown beside them."""
     from local.invoke import context, sample_event
     from ott.auth.crypto import token_hash
     from ott.auth.login import sign_in
