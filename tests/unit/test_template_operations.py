@@ -67,6 +67,25 @@ def test_the_bearer_authorizers_have_concurrency_of_their_own():
         }
 
 
+def reserved_at_defaults(setting: Any) -> int:
+    """What a function's ReservedConcurrentExecutions reserves with the template's default parameters."""
+    if isinstance(setting, int):
+        return setting
+    condition, reserved, _ = setting["Fn::If"]
+    parameter = {"ReservesFunctionConcurrency": "FunctionConcurrency"}.get(condition, "AuthorizerConcurrency")
+    if not int(TEMPLATE.parameters[parameter]):
+        return 0
+    return int(TEMPLATE.parameters[reserved["Ref"]]) if isinstance(reserved, dict) else int(reserved)
+
+
+def test_what_the_functions_reserve_by_default_fits_an_account_of_1000():
+    """Lambda refuses a reservation that leaves fewer than 100 of the account's 1000 default concurrent
+    executions unreserved: a first deployment with the defaults must succeed."""
+    default = TEMPLATE.document["Globals"]["Function"]["ReservedConcurrentExecutions"]
+    total = sum(reserved_at_defaults(properties(f).get("ReservedConcurrentExecutions", default)) for f in FUNCTIONS)
+    assert 0 < total <= 900
+
+
 def test_alarms_reach_an_encrypted_topic_and_the_support_topic_is_encrypted():
     assert all(alarm["Properties"]["AlarmActions"] == [{"Ref": "AlarmTopic"}] for alarm in ALARMS.values())
     assert properties("AlarmTopic")["KmsMasterKeyId"] == {"Ref": "AlarmKey"}
