@@ -4,6 +4,7 @@ import theirs."""
 
 import io
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -73,4 +74,4 @@ def seed_guide(store: GuideStore, today: date) -> None:
     store.save_configuration(config, version)
     for zone in config.zones:
         data = demo_xmltv(document["schedule"], zone, today)
-        import_guide(store, lambda data=data: io.BytesIO(data), zone.name)
+        import_guide(store, partial(io.BytesIO, data), zone.name)
