@@ -75,7 +75,9 @@ class Rubric(WireModel):
 
 
 class Channel(WireModel):
-    channel_id: UInt32
+    """`channelId` is always sent, but in idbytitle's empty entry for a name found nowhere."""
+
+    channel_id: UInt32 | None = None
     title: str | None = None
     description: str | None = None
     logo_url: str | None = Field(None, alias="logoURL")
