@@ -11,7 +11,7 @@ from ott.tvguide.store import guide_store
 from ott.wire import FORMATS
 
 
-@api_handler(params=ChannelParams, reply=Channel, formats=FORMATS, cache=GUIDE_CACHE)
+@api_handler(params=ChannelParams, reply=Channel, formats=FORMATS, cache=GUIDE_CACHE, statuses=(404,))
 def lambda_handler(request: ApiRequest[ChannelParams, None]) -> Reply:
     """One channel with every field, in the programme zone chosen as for channels (deprecated since 2.7)."""
     return channel(guide_store(), registry_store(), request.params, viewer_of(request))

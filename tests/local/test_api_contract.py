@@ -34,3 +34,14 @@ def test_registry_auth_and_phoneconfirm_routes_honour_the_contract(case, bearer)
         # In an XML body every value is text: <territoryName>false</territoryName> is a valid name.
         excluded.append(negative_data_rejection)
     case.call_and_validate(headers=bearer, excluded_checks=excluded)
+
+
+@API.include(path_regex="^/tvguide/").parametrize()
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+def test_guide_routes_honour_the_contract(case):
+    # The deprecated `channel` answers 404 for a well-formed id that names no channel, so "valid data is
+    # accepted" does not apply; the other exclusions are the registry's (above).
+    excluded = [positive_data_acceptance, unsupported_method]
+    if case.media_type == "application/xml":
+        excluded.append(negative_data_rejection)
+    case.call_and_validate(excluded_checks=excluded)
