@@ -2,12 +2,14 @@ import sys
 
 from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
+from bench.guide import report_guide
 from bench.layer import report_layer_size
 from bench.token_cpu import report_token_cpu
 
 
 def main() -> int:
     failures = report_cold_starts() + report_layer_size() + report_dynamodb_calls() + report_token_cpu()
+    failures += report_guide()
     print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
     return 1 if failures else 0
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from ott.tvguide.mapping import GuideChannel, GuideMapper, GuideTelecast, ImportReport
 from ott.tvguide.store import GuideStore
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
-from ott.tvguide.zones import day_span, local_date, new_zone
+from ott.tvguide.zones import Zone, day_span, local_date, new_zone
 
 Opener = Callable[[], AbstractContextManager[BinaryIO]]  # opens the guide's stream
 
@@ -90,15 +90,22 @@ def import_guide(store: GuideStore, open_source: Opener, zone_name: str, *, writ
         zone = new_zone(zone_name)
         if write:
             store.save_configuration(config.model_copy(update={"zones": [*config.zones, zone]}), version)
-    mapper = GuideMapper(zone.name, config.channel_ids())
+    with open_source() as source:
+        return map_guide(store, source, zone, config.channel_ids(), write=write)
+
+
+def map_guide(
+    store: GuideStore, source: BinaryIO, zone: Zone, channel_ids: dict[str, int], *, write: bool = True
+) -> ImportReport:
+    """The import's second pass: parse, map, and write the zone's days, channels and shows."""
+    mapper = GuideMapper(zone.name, channel_ids)
     days = DayWriter(store, zone.name, zone.tz, write)
     channels: list[GuideChannel] = []
-    with open_source() as source:
-        for item in mapper.run(read_xmltv(source)):
-            if isinstance(item, GuideTelecast):
-                days.add(item)
-            else:
-                channels.append(item)
+    for item in mapper.run(read_xmltv(source)):
+        if isinstance(item, GuideTelecast):
+            days.add(item)
+        else:
+            channels.append(item)
     days.close()
     if write:
         store.merge_channels(zone.name, channels, days.dates)

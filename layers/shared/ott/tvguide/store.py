@@ -248,10 +248,15 @@ class DynamoGuideStore:
             raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
 
     def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue:
-        """The configuration and the channels: all of them (one Query of the partition) or those named (one
-        BatchGetItem per 99 channels)."""
-        if channel_ids is None:
-            items = list(self._query({"pk": "CHANNEL"}))
+        """The configuration and the channels: all of them, or those named. One call either way: a BatchGetItem
+        for up to 99 channels, the Query of the whole partition beyond (a show on every channel)."""
+        if channel_ids is None or len(set(channel_ids)) >= BATCH_GET_LIMIT:
+            wanted = None if channel_ids is None else {id_key(number) for number in channel_ids}
+            items = [
+                item
+                for item in self._query({"pk": "CHANNEL"})
+                if wanted is None or item["sk"]["S"] == "#config" or item["sk"]["S"] in wanted
+            ]
         else:
             keys = [CONFIG_KEY] + [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(i)}} for i in sorted(set(channel_ids))]
             items = sorted(self._batch_get(keys), key=lambda item: item["sk"]["S"])

@@ -13,8 +13,6 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import BinaryIO
 
-from lxml import etree
-
 TIME = re.compile(
     r"\s*(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?"
     r"\s*(?:([+-])(\d{2}):?(\d{2})|Z|UTC|GMT)?\s*",
@@ -119,6 +117,8 @@ def parse_time(text: str) -> datetime:
 
 def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
     """Channels, programmes and what could not be read, in file order. Raises NotXmltv."""
+    from lxml import etree  # deferred: the guide's API functions map nothing and need no parser
+
     events = etree.iterparse(
         source,
         events=("end",),
