@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from ops.target import add_target, aws_client, output
 from ott.http.request import describe
 from ott.text import unsafe_text
-from ott.tvguide.config import GuideConfig
+from ott.tvguide.config import GuideConfig, duplicates
 from ott.tvguide.store import DynamoGuideStore
 
 
@@ -39,10 +39,23 @@ def read_config(path: Path) -> GuideConfig:
     try:
         config = GuideConfig.model_validate(document)
     except ValidationError as error:
-        problems += describe(error).split("; ")
+        problems += describe(error).split("; ") + repeated_keys(document)
     if problems:
         raise ConfigError(problems)
     return config
+
+
+def repeated_keys(document: dict[str, Any]) -> list[str]:
+    """Keys given twice, read from the document itself: found even where other fields are malformed (the
+    model checks them only once every field is valid)."""
+
+    def values(section: str, key: str) -> list[Any]:
+        entries = document.get(section)
+        entries = entries if isinstance(entries, list) else []
+        return [entry[key] for entry in entries if isinstance(entry, dict) and entry.get(key) is not None]
+
+    keys = [("zones", "name"), ("channels", "alias"), ("channels", "channelId"), ("rubrics", "id")]
+    return [problem for section, key in keys for problem in duplicates(f"{section} ({key})", values(section, key))]
 
 
 def load(path: Path, table: str, dynamodb: Any) -> GuideConfig:

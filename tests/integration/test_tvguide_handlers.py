@@ -202,3 +202,17 @@ def test_import_function_on_its_sample_event(aws):
     handler = importlib.import_module("functions.tvguide_import.app").lambda_handler
     assert handler(event, Context()) == {"batchItemFailures": []}
     assert guide_store().import_result(key)["status"] == "imported"
+
+
+def test_published_summaries_read_the_guide(demo):
+    from ott.tvguide.summaries import guide_summaries
+
+    telecast = body(invoke("tvguide_schedule"))["telecastsList"][0]
+    summaries = guide_summaries()
+    found = summaries.telecasts([(101, telecast["id"]), (102, telecast["id"]), (101, 1)])
+    assert list(found) == [(101, telecast["id"])]  # on another channel or unknown: left out
+    summary = found[(101, telecast["id"])]
+    assert (summary.title, summary.duration) == (telecast["title"], telecast["duration"])
+    channels = summaries.channels([101, 999])
+    assert list(channels) == [101] and channels[101].title == "Первый демо" and channels[101].duration is None
+    assert {image.profile for image in channels[101].images} == {"IMAGE", "MAIN"}

@@ -34,11 +34,11 @@ class GuideConfig(WireModel):
     @model_validator(mode="after")
     def _consistent(self) -> "GuideConfig":
         problems = []
-        problems += _duplicates("zones", [zone.name for zone in self.zones])
-        problems += _duplicates("channels (alias)", [channel.alias for channel in self.channels])
+        problems += duplicates("zones", [zone.name for zone in self.zones])
+        problems += duplicates("channels (alias)", [channel.alias for channel in self.channels])
         ids = [channel.channel_id for channel in self.channels if channel.channel_id is not None]
-        problems += _duplicates("channels (channelId)", ids)
-        problems += _duplicates("rubrics", [rubric.id for rubric in self.rubrics])
+        problems += duplicates("channels (channelId)", ids)
+        problems += duplicates("rubrics", [rubric.id for rubric in self.rubrics])
         known = {rubric.id for rubric in self.rubrics}
         for channel in self.channels:
             problems += [f"channel {channel.alias!r}: no rubric {r}" for r in channel.rubrics if r not in known]
@@ -60,7 +60,7 @@ class GuideConfig(WireModel):
         return {rubric.id: rubric for rubric in self.rubrics}
 
 
-def _duplicates(what: str, values: list[Any]) -> list[str]:
+def duplicates(what: str, values: list[Any]) -> list[str]:
     seen: set[Any] = set()
     repeated = [value for value in values if value in seen or seen.add(value)]  # type: ignore[func-returns-value]
     return [f"{what}: {value!r} appears more than once" for value in dict.fromkeys(repeated)]
