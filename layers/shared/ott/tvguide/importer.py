@@ -10,7 +10,7 @@ stay as they were, and the same file imported again writes the same items.
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, BinaryIO
 from zoneinfo import ZoneInfo
 
@@ -27,6 +27,7 @@ class DayBuffer:
     """The telecasts of a channel's open day, those carried into it from the day before first."""
 
     day: date
+    end: datetime  # where the next local day begins (UTC)
     telecasts: list[GuideTelecast] = field(default_factory=list)
     carried: int = 0
 
@@ -38,10 +39,13 @@ class DayWriter:
         self.dates: dict[int, set[date]] = {}
 
     def add(self, telecast: GuideTelecast) -> None:
-        day = local_date(telecast.start, self._tz)
         buffer = self._open.get(telecast.channel_id)
+        if buffer is not None and telecast.start < buffer.end:  # most telecasts: the open day goes on
+            buffer.telecasts.append(telecast)
+            return
+        day = local_date(telecast.start, self._tz)
         if buffer is None:
-            buffer = self._open[telecast.channel_id] = DayBuffer(day)
+            buffer = self._open[telecast.channel_id] = DayBuffer(day, day_span(day, self._tz)[1])
         while buffer.day < day:
             buffer = self._next_day(telecast.channel_id, buffer)
         buffer.telecasts.append(telecast)
@@ -50,9 +54,9 @@ class DayWriter:
         """Writes the buffer's day; what runs past its end opens the next day."""
         self._put(channel_id, buffer)
         following = buffer.day + timedelta(days=1)
-        start = day_span(following, self._tz)[0]
+        start, end = day_span(following, self._tz)
         running = [t for t in buffer.telecasts if t.start + timedelta(seconds=t.duration) > start]
-        self._open[channel_id] = DayBuffer(following, running, len(running))
+        self._open[channel_id] = DayBuffer(following, end, running, len(running))
         return self._open[channel_id]
 
     def _put(self, channel_id: int, buffer: DayBuffer) -> None:

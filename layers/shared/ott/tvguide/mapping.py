@@ -154,7 +154,16 @@ def show_id_of(title: str) -> int:
 
 
 def telecast_id_of(zone: str, alias: str, start: datetime) -> int:
-    return derived_id(TELECAST_ID_BITS, "telecast", zone, alias, str(int(start.timestamp())))
+    """derived_id(TELECAST_ID_BITS, "telecast", zone, alias, <start second>), the key's common part hashed once
+    per channel: this runs for every programme of a guide."""
+    digest = _telecast_hasher(zone, alias).copy()
+    digest.update(str(int(start.timestamp())).encode())
+    return int.from_bytes(digest.digest(), "big") % (2**TELECAST_ID_BITS - 1) + 1
+
+
+@lru_cache(maxsize=4096)
+def _telecast_hasher(zone: str, alias: str) -> "hashlib.blake2b":
+    return hashlib.blake2b("\x1f".join(("telecast", zone, alias, "")).encode(), digest_size=8, person=b"ott-tvguide")
 
 
 @lru_cache(maxsize=1024)  # guides repeat a few words; the Category is shared, never changed
@@ -430,8 +439,7 @@ class GuideMapper:
             if location is None:
                 self.report.unusable_urls[image.url[:200]] += 1
             elif (profile, location) not in kept:
-                # Validated here already (profile, web URL, dimensions): no second validation per image.
-                kept[(profile, location)] = TelecastImage.model_construct(
+                kept[(profile, location)] = TelecastImage(
                     profile=profile, width=image.width, height=image.height, location=location
                 )
         return list(kept.values())
