@@ -4,7 +4,7 @@ and stores a report; re-imports change nothing, a newer file replaces only the c
 
 import io
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from lxml import etree
@@ -123,3 +123,18 @@ def test_the_object_is_streamed_not_read_whole(aws, name, monkeypatch):
     assert result["status"] == "imported"
     assert sizes and None not in sizes and max(sizes) <= 64 * 1024
     assert json.dumps(result)  # the report is plain JSON
+
+
+def test_days_past_retention_read_as_absent(aws):
+    """DynamoDB deletes expired items lazily (moto never): reads treat them as gone."""
+    from ott.tvguide.store import DynamoGuideStore
+
+    store = DynamoGuideStore(client("dynamodb"), TEMPLATE.physical_name("GuideTable"), retention_days=2)
+    today = datetime.now(UTC).date()
+    old, recent = today - timedelta(days=5), today - timedelta(days=1)
+    import_guide(store, lambda: io.BytesIO(guide({"a": [f"{old:%Y%m%d}10", f"{recent:%Y%m%d}10"]})), "UTC")
+    a = channel_id_of("a")
+    assert list(store.channel_days("UTC", a, [old, recent])) == [recent]
+    assert store.catalogue().channels[a].dates == {"UTC": [recent]}
+    expired = store.days([("UTC", a, old)])
+    assert expired == {}

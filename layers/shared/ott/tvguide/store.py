@@ -266,6 +266,11 @@ class DynamoGuideStore:
         for item in items:
             if item["sk"]["S"] != "#config":
                 record = channel_record(unpack(item["doc"]["B"]))
+                if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
+                    now = self._now()
+                    record.dates = {
+                        zone: [day for day in days if self._expiry(day) > now] for zone, days in record.dates.items()
+                    }
                 channels[record.channel.channel_id] = record
         return Catalogue(config, version, channels)
 
