@@ -138,3 +138,18 @@ def test_days_past_retention_read_as_absent(aws):
     assert store.catalogue().channels[a].dates == {"UTC": [recent]}
     expired = store.days([("UTC", a, old)])
     assert expired == {}
+
+
+def test_zones_and_shows_add_up_across_imports(aws):
+    """A channel's dates and a show's channels are sets the imports add to atomically (no read-modify-write
+    that a concurrent import of another zone could overwrite)."""
+    store = guide_store()
+    import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120110"]})), "UTC")
+    import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120210"], "b": ["2024120210"]})), "Europe/Moscow")
+    a, b = channel_id_of("a"), channel_id_of("b")
+    assert store.catalogue().channels[a].dates == {"UTC": [date(2024, 12, 1)], "Europe/Moscow": [date(2024, 12, 2)]}
+    telecast = store.channel_days("UTC", a, [date(2024, 12, 1)])[date(2024, 12, 1)][0]
+    other = store.channel_days("Europe/Moscow", b, [date(2024, 12, 2)])[date(2024, 12, 2)][0]
+    assert telecast.show_id != other.show_id  # "a 2024120110" and "b 2024120210" are different titles
+    items = {i["sk"]["S"]: i for i in all_items() if i["pk"]["S"] == "CHANNEL"}
+    assert set(items[f"{a:010d}"]["dates"]["SS"]) == {"UTC\x1f2024-12-01", "Europe/Moscow\x1f2024-12-02"}

@@ -203,11 +203,13 @@ class InMemoryGuideStore:
             self.channel_records[channel.channel_id] = ChannelRecord(channel, {**known.dates, zone: sorted(zone_dates)})
 
     def merge_shows(self, shows) -> None:
-        from ott.tvguide.store import merge_show
-
+        """As the adapter's atomic update: the latest import's show, with the channels of both."""
         for show in shows:
             known = self.show_items.get(show.id)
-            self.show_items[show.id] = merge_show(known, show) if known else copy.deepcopy(show)
+            merged = copy.deepcopy(show)
+            if known is not None:
+                merged.channel_ids |= known.channel_ids
+            self.show_items[show.id] = merged
 
     def flush(self) -> None:
         return None

@@ -154,11 +154,15 @@ def channel_doc(record: ChannelRecord) -> dict[str, Any]:
         "promo": channel.promo_url,
         "age": channel.age_restriction,
         "categories": _categories_out(channel.categories.values()),
-        "dates": {zone: [day.isoformat() for day in days] for zone, days in record.dates.items()},
     }
 
 
-def channel_record(doc: dict[str, Any]) -> ChannelRecord:
+def zone_date(zone: str, day: date) -> str:
+    """An element of a channel item's `dates` string set: imports of several zones add to it at once."""
+    return f"{zone}\x1f{day.isoformat()}"
+
+
+def channel_record(doc: dict[str, Any], zone_dates: Iterable[str] = ()) -> ChannelRecord:
     categories = _categories_in(doc["categories"])
     channel = GuideChannel(
         alias=doc["alias"],
@@ -170,7 +174,10 @@ def channel_record(doc: dict[str, Any]) -> ChannelRecord:
         age_restriction=doc["age"],
         categories={(category.type, category.title): category for category in categories},
     )
-    dates = {zone: [date.fromisoformat(day) for day in days] for zone, days in doc["dates"].items()}
+    dates: dict[str, list[date]] = {}
+    for entry in sorted(zone_dates):
+        zone, _, day = entry.rpartition("\x1f")
+        dates.setdefault(zone, []).append(date.fromisoformat(day))
     return ChannelRecord(channel, dates)
 
 
@@ -179,36 +186,21 @@ def show_doc(show: GuideShow) -> dict[str, Any]:
         "id": show.id,
         "key": show.key,
         "titles": show.titles,
-        "channels": sorted(show.channel_ids),
         "age": show.age_restriction,
         "url": show.url,
         "images": _images_out(show.images),
     }
 
 
-def show_of(doc: dict[str, Any]) -> GuideShow:
+def show_of(doc: dict[str, Any], channel_ids: Iterable[str] = ()) -> GuideShow:
     return GuideShow(
         id=doc["id"],
         key=doc["key"],
         titles=doc["titles"],
-        channel_ids=set(doc["channels"]),
+        channel_ids={int(number) for number in channel_ids},
         age_restriction=doc["age"],
         url=doc["url"],
         images=_images_in(doc["images"]),
-    )
-
-
-def merge_show(old: GuideShow, new: GuideShow) -> GuideShow:
-    """A show seen again (another zone, another file) airs on the channels of both."""
-    ages = [age for age in (old.age_restriction, new.age_restriction) if age is not None]
-    return GuideShow(
-        id=new.id,
-        key=new.key,
-        titles={**old.titles, **new.titles},
-        channel_ids=old.channel_ids | new.channel_ids,
-        age_restriction=max(ages) if ages else None,
-        url=new.url or old.url,
-        images=new.images or old.images,
     )
 
 
@@ -265,7 +257,7 @@ class DynamoGuideStore:
         channels = {}
         for item in items:
             if item["sk"]["S"] != "#config":
-                record = channel_record(unpack(item["doc"]["B"]))
+                record = channel_record(unpack(item["doc"]["B"]), item.get("dates", {}).get("SS", []))
                 if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
                     now = self._now()
                     record.dates = {
@@ -314,7 +306,10 @@ class DynamoGuideStore:
 
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]:
         keys = [{"pk": {"S": "SHOW"}, "sk": {"S": id_key(number)}} for number in set(show_ids)]
-        return {show.id: show for show in (show_of(unpack(item["doc"]["B"])) for item in self._batch_get(keys))}
+        shows = (
+            show_of(unpack(item["doc"]["B"]), item.get("channels", {}).get("NS", [])) for item in self._batch_get(keys)
+        )
+        return {show.id: show for show in shows}
 
     # ---- imports
 
@@ -356,29 +351,59 @@ class DynamoGuideStore:
         return int(datetime.combine(day + timedelta(days=1 + self._retention), datetime.min.time(), UTC).timestamp())
 
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None:
-        """Each channel as this import found it, with the dates it scheduled added to those the zone had."""
+        """Each channel as this import found it; the dates it scheduled are added to the channel's set in one
+        atomic update, so imports of other zones running at the same time lose nothing. Dates past retention
+        are taken out of the set."""
         fresh = {channel.channel_id: channel for channel in channels}
-        known = self.catalogue(fresh).channels
+        expired = self._expired_dates(fresh) if self._retention else {}
         for channel_id, channel in fresh.items():
-            record = known.get(channel_id, ChannelRecord(channel))
-            zone_dates = set(record.dates.get(zone, [])) | dates.get(channel_id, set())
-            merged = ChannelRecord(channel, {**record.dates, zone: sorted(zone_dates)})
-            doc = pack(channel_doc(merged))
-            self._pending.append({"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(channel_id)}, "doc": {"B": doc}})
-        self.flush()
+            added = {zone_date(zone, day) for day in dates.get(channel_id, set())}
+            self._update(
+                ("CHANNEL", id_key(channel_id)), pack(channel_doc(ChannelRecord(channel))), "dates", added, "SS"
+            )
+            if expired.get(channel_id):
+                self._client.update_item(
+                    TableName=self._table,
+                    Key={"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(channel_id)}},
+                    UpdateExpression="DELETE dates :expired",
+                    ExpressionAttributeValues={":expired": {"SS": sorted(expired[channel_id])}},
+                )
+
+    def _expired_dates(self, channel_ids: Collection[int]) -> dict[int, set[str]]:
+        keys = [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(number)}} for number in channel_ids]
+        if len(keys) >= BATCH_GET_LIMIT:
+            items = [item for item in self._query({"pk": "CHANNEL"}) if item["sk"]["S"] != "#config"]
+        else:
+            items = list(self._batch_get(keys))
+        now, found = self._now(), {}
+        for item in items:
+            stale = {
+                entry
+                for entry in item.get("dates", {}).get("SS", [])
+                if self._expiry(date.fromisoformat(entry.rpartition("\x1f")[2])) <= now
+            }
+            if stale:
+                found[int(item["sk"]["S"])] = stale
+        return found
 
     def merge_shows(self, shows: Iterable[GuideShow]) -> None:
-        fresh = {show.id: show for show in shows}
-        ids = list(fresh)
-        for start in range(0, len(ids), BATCH_GET_LIMIT):
-            chunk = ids[start : start + BATCH_GET_LIMIT]
-            known = self.shows(chunk)
-            for number in chunk:
-                show = merge_show(known[number], fresh[number]) if number in known else fresh[number]
-                self._pending.append(
-                    {"pk": {"S": "SHOW"}, "sk": {"S": id_key(number)}, "doc": {"B": pack(show_doc(show))}}
-                )
-            self.flush()
+        """Each show as this import found it, its channels added to the show's set atomically."""
+        for show in shows:
+            channels = {str(number) for number in show.channel_ids}
+            self._update(("SHOW", id_key(show.id)), pack(show_doc(show)), "channels", channels, "NS")
+
+    def _update(self, key: tuple[str, str], doc: bytes, set_name: str, added: set[str], set_type: str) -> None:
+        expression = "SET doc = :doc"
+        values: dict[str, dict[str, Any]] = {":doc": {"B": doc}}
+        if added:
+            expression += f" ADD {set_name} :added"
+            values[":added"] = {set_type: sorted(added)}
+        self._client.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": key[0]}, "sk": {"S": key[1]}},
+            UpdateExpression=expression,
+            ExpressionAttributeValues=values,
+        )
 
     def flush(self) -> None:
         for start in range(0, len(self._pending), BATCH_WRITE_LIMIT):
