@@ -3,7 +3,10 @@
 then the replies checked against an independent parse of the same file: channels, counts, order, instants
 and durations; XML replies parse; the XMLTV export validates against xmltv.dtd."""
 
+import os
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -13,8 +16,7 @@ import pytest
 import requests
 from lxml import etree
 
-from tests.conftest import SHARED_DATA
-from tests.local.test_ops_local import run_ops
+from tests.conftest import ROOT, SHARED_DATA
 
 XMLTV = SHARED_DATA / "xmltv"
 # Each guide into a zone of its own, in a time zone of its own (London has DST, Istanbul none).
@@ -25,6 +27,14 @@ GUIDES = {
     "xmltv-project_test.xml": "Europe/London",
 }
 TIME = re.compile(r"(\d{4})(\d{2})(\d{2})(\d{2})?(\d{2})?(\d{2})?\s*(?:([+-])(\d{2})(\d{2}))?")
+
+
+def run_ops(stack, *argv: str) -> subprocess.CompletedProcess:
+    """An operator command with --local against this stack; imports take a while on a busy machine."""
+    env = {**os.environ, "PORT": stack.url.rsplit(":", 1)[1]}
+    env.pop("AWS_ENDPOINT_URL", None)
+    command = [sys.executable, "-m", *argv]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)  # noqa: S603
 
 
 def xmltv_instant(text: str) -> datetime:
