@@ -283,3 +283,16 @@ def test_escaped_commas_in_titles():
 def test_malformed_schedule_parameters(query):
     with pytest.raises(InvalidInput):
         params(ScheduleParams, channel=1, **query)
+
+
+def test_a_request_reads_at_most_a_thousand_channel_days(store, registry):
+    aliases = tuple(f"c{number}.tv" for number in range(40))
+    load(store, guide(*hours("c1.tv", "20241201", 0, 1), channels=aliases), "World/Anywhere")
+    month = ",".join(f"2024-12-{day:02d}" for day in range(1, 27))  # 40 channels x 26 days
+    with pytest.raises(InvalidInput, match="channel-days"):
+        schedule(store, registry, params(ScheduleParams, dates=month, geo="World/Anywhere"), viewer(datetime.now(UTC)))
+    week = ",".join(f"2024-12-{day:02d}" for day in range(1, 8))
+    reply = schedule(
+        store, registry, params(ScheduleParams, dates=week, geo="World/Anywhere"), viewer(datetime.now(UTC))
+    )
+    assert reply.body.total_count == 1

@@ -3,6 +3,7 @@ Jellyfin): `GET /tvguide/2/xmltv.xml?channel=…&dates=…`."""
 
 from lxml import etree
 
+from ott.errors import InvalidInput
 from ott.http.request import Reply
 from ott.registry.location import RegistryStore
 from ott.text import FORBIDDEN_IN_XML
@@ -10,11 +11,13 @@ from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import UNDETERMINED, GuideTelecast
 from ott.tvguide.models import Profile
 from ott.tvguide.params import XmltvParams
-from ott.tvguide.service import SCHEDULE_MAX_AGE, Request, Viewer, chronological, end_of, export_days
+from ott.tvguide.service import SCHEDULE_MAX_AGE, Request, Viewer, bounded, chronological, end_of, export_days
 from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.zones import Zone
 
 DOCTYPE = '<!DOCTYPE tv SYSTEM "xmltv.dtd">'
+# Lambda answers API Gateway with at most 6 MB.
+EXPORT_LIMIT_BYTES = 5_000_000
 IMAGE_TYPES = {Profile.MAIN: "poster", Profile.IMAGE2: "backdrop", Profile.PREVIEW: "still"}
 
 
@@ -87,8 +90,12 @@ def xmltv_export(store: GuideStore, registry: RegistryStore, params: XmltvParams
     if zone is not None:
         dates = export_days(zone, viewer.now, params.dates)
         keys = [(zone.name, record.channel.channel_id, day) for record in records for day in dates]
+        bounded(keys)
         for telecast in sorted(chronological(store.days(keys), zone), key=lambda t: (t.channel_id, t.start)):
             programme_element(root, telecast, zone)
-    body = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE).decode("utf-8")
+    data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE)
+    if len(data) > EXPORT_LIMIT_BYTES:
+        raise InvalidInput(f"the export would be {len(data) // 1_000_000} MB: name fewer channels or dates")
+    body = data.decode("utf-8")
     headers = {**request.cache(SCHEDULE_MAX_AGE), "Content-Type": "application/xml; charset=UTF-8"}
     return Reply(body, headers=headers)

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
-from ott.errors import NotFound
+from ott.errors import InvalidInput, NotFound
 from ott.http.caching import CachePolicy
 from ott.http.request import Reply
 from ott.observability import logger
@@ -48,6 +48,9 @@ GUIDE_CACHE = CachePolicy(SCHEDULE_MAX_AGE, VARY)
 CATALOGUE_CACHE = CachePolicy(CATALOGUE_MAX_AGE, VARY)
 ZONE_FIELDS = {"current_telecast", "scheduled_dates", "has_schedule"}
 EXPORT_DAYS = 7
+# Channel-days one request may read (ten BatchGetItem calls): every channel for a week of a large guide asks
+# for a channel, or fewer dates.
+MAX_CHANNEL_DAYS = 1000
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,7 @@ def schedule(store: GuideStore, registry: RegistryStore, params: ScheduleParams,
         zone = request.zone(catalogue.config)
         dates = sorted(set(params.dates or ([today(zone, viewer.now)] if zone else [])))
         keys = [(zone.name, number, day) for number in catalogue.channels for day in dates] if zone else []
+        bounded(keys)
         found = store.days(keys)
     telecasts = chronological(found, zone) if zone else []
     page = telecasts[params.offset : params.offset + params.limit]
@@ -304,6 +308,13 @@ def schedule(store: GuideStore, registry: RegistryStore, params: ScheduleParams,
         total_count=len(telecasts),
     )
     return Reply(reply, headers=request.cache(SCHEDULE_MAX_AGE))
+
+
+def bounded(keys: Sequence[DayKey]) -> None:
+    if len(keys) > MAX_CHANNEL_DAYS:
+        raise InvalidInput(
+            f"{len(keys)} channel-days asked for, at most {MAX_CHANNEL_DAYS}: name channels or fewer dates"
+        )
 
 
 def chronological(days: dict[DayKey, list[GuideTelecast]], zone: Zone) -> list[GuideTelecast]:
