@@ -166,6 +166,13 @@ def test_idbytitle_get_and_post(demo):
     )
     assert xml["statusCode"] == 200
     assert [e.text for e in etree.fromstring(xml["body"].encode()).iter("channelId")] == ["107", "101"]
+    one = invoke(
+        "tvguide_idbytitle_post",
+        path="/tvguide/2/idbytitle.xml",
+        body="<TitlesRequest><titles>Киноежик</titles></TitlesRequest>",
+    )
+    assert [e.text for e in etree.fromstring(one["body"].encode()).iter("channelId")] == ["103"]
+    assert invoke("tvguide_idbytitle_post", body='{"titles": "Киноежик"}')["statusCode"] == 400  # JSON says list
 
 
 def test_deprecated_channel(demo):
