@@ -94,6 +94,7 @@ class Request:
     # must not keep it for others.
     by_address: bool = False
     _territories: list[int] | None = None
+    _lineage: frozenset[int] | None = None  # the located territories and their ancestors, unordered
     _nodes: dict[int, Any] = field(default_factory=dict)
 
     @cached_property
@@ -106,7 +107,7 @@ class Request:
                 self._territories = [self.params.territory]
             else:
                 location = locate(self.registry, self.viewer.source_ip)
-                self._territories = location.territory_ids
+                self._territories, self._lineage = location.territory_ids, location.lineage_ids
                 self.by_address = True
         return self._territories
 
@@ -151,6 +152,11 @@ class Request:
         bound = [zone for zone in config.zones if zone.territories]
         if not bound:  # no zone is bound to a territory: no need to know where the caller is
             return select_zone(config.zones, frozenset({fold(WORLD)}), [])
+        self.territories()
+        if self._lineage is not None:  # located: the order of the lineage matters only to choose among several
+            candidates = [zone for zone in bound if self._lineage & set(zone.territories)]
+            if len(candidates) <= 1:
+                return candidates[0] if candidates else select_zone(config.zones, frozenset({fold(WORLD)}), [])
         lineage: list[int] = []
         for node in self.nodes():
             lineage += [node.territory_id, *(ancestor.territory_id for ancestor in node.lineage)]
