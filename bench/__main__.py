@@ -3,6 +3,7 @@ import sys
 from bench.channel_calls import report_channel_calls
 from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
+from bench.guide import report_guide
 from bench.layer import report_layer_size
 from bench.registry_scale import report_registry_scale
 from bench.token_cpu import report_token_cpu
@@ -16,6 +17,7 @@ def main() -> int:
         + report_channel_calls()
         + report_token_cpu()
         + report_registry_scale()
+        + report_guide()
     )
     print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
     return 1 if failures else 0

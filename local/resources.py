@@ -49,6 +49,21 @@ def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
         sns.create_topic(Name=template.physical_name(logical_id))
 
 
+def create_buckets(template: Template, s3: Any) -> None:
+    """Buckets with their SQS event notifications (the emulator delivers them, a test event first)."""
+    for logical_id, spec in template.of_type("AWS::S3::Bucket").items():
+        name = template.physical_name(logical_id)
+        s3.create_bucket(Bucket=name)
+        queues = spec.get("Properties", {}).get("NotificationConfiguration", {}).get("QueueConfigurations", [])
+        if queues:
+            configurations = [
+                {"QueueArn": template.resolve(queue["Queue"]), "Events": [queue["Event"]]} for queue in queues
+            ]
+            s3.put_bucket_notification_configuration(
+                Bucket=name, NotificationConfiguration={"QueueConfigurations": configurations}
+            )
+
+
 def substituted(text: str, values: dict[str, Any]) -> str:
     return re.sub(r"\$\{(\w+)\}", lambda match: str(values[match.group(1)]), text)
 
@@ -73,4 +88,5 @@ def create_all(template: Template, clients: Any) -> None:
     create_tables(template, clients("dynamodb"))
     create_secrets(template, clients("secretsmanager"))
     create_queues_and_topics(template, clients("sqs"), clients("sns"))
+    create_buckets(template, clients("s3"))
     create_state_machines(template, clients("stepfunctions"))

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from local.guide_demo import seed_guide
 from local.template import Template
 from ops.channels_load import load as load_channels
 from ops.niche_content import read_items
@@ -19,6 +20,7 @@ from ott.nichecontent.service import add_item, update_status
 from ott.nichecontent.store import DynamoNicheStore, NicheStore
 from ott.nichecontent.transitions import RetryPolicy
 from ott.recordstore import RecordStore
+from ott.tvguide.store import DynamoGuideStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
 
@@ -28,6 +30,7 @@ def seed_demo(template: Template, dynamodb: Any) -> None:
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
     seed_channels(template, dynamodb)
     seed_niche_content(DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable")), datetime.now(UTC))
+    seed_guide(DynamoGuideStore(dynamodb, template.physical_name("GuideTable")), datetime.now(UTC).date())
     seed_launcher(template, dynamodb)  # after the guide's demo data: its posters may take from the guide
 
 

@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
-# Parameters the local stack and the tests run with: the fake delivery providers (ott.phoneconfirm.fakes).
-LOCAL_PARAMETERS = {"PhoneProviders": "fake"}
+# Parameters the local stack and the tests run with: the fake delivery providers (ott.phoneconfirm.fakes);
+# the guide keeps every day (the real sample guides the tests import are from 2021 and 2024).
+LOCAL_PARAMETERS = {"PhoneProviders": "fake", "GuideRetentionDays": "0"}
 # Set per service in the template; the local stack's one process cannot take them all.
 PER_SERVICE_VARIABLES = ("POWERTOOLS_SERVICE_NAME",)
 # What an API Gateway `ANY` method stands for.
@@ -65,6 +66,8 @@ class Template:
     def physical_name(self, logical_id: str) -> str:
         """Resources are named after their logical ids locally (CloudFormation would add a suffix)."""
         props = self.resources[logical_id].get("Properties", {})
+        if self.resources[logical_id].get("Type") == "AWS::S3::Bucket":  # bucket names are lower case
+            return props.get("BucketName") or logical_id.lower()
         return props.get("TableName") or props.get("Name") or logical_id
 
     def arn(self, logical_id: str) -> str:

@@ -70,3 +70,14 @@ def test_launcher_routes_honour_the_contract(case, moderator):
     # A well-formed id that names no collection is 404 and a timestamp the schema allows may name no moment
     # (400): "valid data is accepted" cannot apply. Undeclared methods: as for the other routes.
     case.call_and_validate(headers=moderator, excluded_checks=[positive_data_acceptance, unsupported_method])
+
+
+@API.include(path_regex="^/tvguide/").parametrize()
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+def test_guide_routes_honour_the_contract(case):
+    # The deprecated `channel` answers 404 for a well-formed id that names no channel, so "valid data is
+    # accepted" does not apply; the other exclusions are the registry's (above).
+    excluded = [positive_data_acceptance, unsupported_method]
+    if case.media_type == "application/xml":
+        excluded.append(negative_data_rejection)
+    case.call_and_validate(excluded_checks=excluded)

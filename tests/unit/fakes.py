@@ -341,3 +341,89 @@ class InMemoryGuideSummaries:
         if self.failure:
             raise self.failure
         return {i: self.known_channels[i] for i in channel_ids if i in self.known_channels}
+
+
+class InMemoryGuideStore:
+    """The guide's store in memory: the same items as the DynamoDB adapter (configuration, channels, days,
+    telecast places, shows, import reports), `calls` counting the reads a request makes."""
+
+    def __init__(self) -> None:
+        from ott.tvguide.config import GuideConfig
+
+        self.config, self.version = GuideConfig(), 0
+        self.channel_records: dict = {}
+        self.day_items: dict = {}
+        self.places: dict = {}
+        self.show_items: dict = {}
+        self.reports: dict = {}
+        self.calls: Counter[str] = Counter()
+
+    def configuration(self):
+        self.calls["configuration"] += 1
+        return copy.deepcopy(self.config), self.version
+
+    def save_configuration(self, config, version) -> None:
+        from ott.tvguide.store import ConfigurationChanged
+
+        if version != self.version:
+            raise ConfigurationChanged("changed")
+        self.config, self.version = copy.deepcopy(config), version + 1
+
+    def catalogue(self, channel_ids=None):
+        from ott.tvguide.store import Catalogue
+
+        self.calls["catalogue"] += 1
+        wanted = sorted(self.channel_records if channel_ids is None else set(channel_ids) & set(self.channel_records))
+        channels = {number: copy.deepcopy(self.channel_records[number]) for number in wanted}
+        return Catalogue(copy.deepcopy(self.config), self.version, channels)
+
+    def days(self, keys):
+        self.calls["days"] += 1
+        return {key: list(self.day_items[key]) for key in keys if key in self.day_items}
+
+    def channel_days(self, zone, channel_id, dates):
+        self.calls["channel_days"] += 1
+        return {
+            day: list(self.day_items[(zone, channel_id, day)])
+            for day in dates
+            if (zone, channel_id, day) in self.day_items
+        }
+
+    def telecast_places(self, telecast_ids):
+        self.calls["telecast_places"] += 1
+        return {number: self.places[number] for number in telecast_ids if number in self.places}
+
+    def shows(self, show_ids):
+        self.calls["shows"] += 1
+        return {number: copy.deepcopy(self.show_items[number]) for number in show_ids if number in self.show_items}
+
+    def put_day(self, key, telecasts, carried=0) -> None:
+        self.day_items[key] = list(telecasts)
+        for telecast in telecasts[carried:]:
+            self.places[telecast.id] = key
+
+    def merge_channels(self, zone, channels, dates) -> None:
+        from ott.tvguide.store import ChannelRecord
+
+        for channel in channels:
+            known = self.channel_records.get(channel.channel_id, ChannelRecord(channel))
+            zone_dates = set(known.dates.get(zone, [])) | dates.get(channel.channel_id, set())
+            self.channel_records[channel.channel_id] = ChannelRecord(channel, {**known.dates, zone: sorted(zone_dates)})
+
+    def merge_shows(self, shows) -> None:
+        """As the adapter's atomic update: the latest import's show, with the channels of both."""
+        for show in shows:
+            known = self.show_items.get(show.id)
+            merged = copy.deepcopy(show)
+            if known is not None:
+                merged.channel_ids |= known.channel_ids
+            self.show_items[show.id] = merged
+
+    def flush(self) -> None:
+        return None
+
+    def save_import(self, key, result) -> None:
+        self.reports[key] = result
+
+    def import_result(self, key):
+        return self.reports.get(key)

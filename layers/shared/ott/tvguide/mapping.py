@@ -154,7 +154,16 @@ def show_id_of(title: str) -> int:
 
 
 def telecast_id_of(zone: str, alias: str, start: datetime) -> int:
-    return derived_id(TELECAST_ID_BITS, "telecast", zone, alias, str(int(start.timestamp())))
+    """derived_id(TELECAST_ID_BITS, "telecast", zone, alias, <start second>), the key's common part hashed once
+    per channel: this runs for every programme of a guide."""
+    digest = _telecast_hasher(zone, alias).copy()
+    digest.update(str(int(start.timestamp())).encode())
+    return int.from_bytes(digest.digest(), "big") % (2**TELECAST_ID_BITS - 1) + 1
+
+
+@lru_cache(maxsize=4096)
+def _telecast_hasher(zone: str, alias: str) -> "hashlib.blake2b":
+    return hashlib.blake2b("\x1f".join(("telecast", zone, alias, "")).encode(), digest_size=8, person=b"ott-tvguide")
 
 
 @lru_cache(maxsize=1024)  # guides repeat a few words; the Category is shared, never changed
@@ -162,6 +171,7 @@ def category_of(word: str) -> Category:
     return Category(type=CATEGORY_TYPES.get(fold(word)), title=word)
 
 
+@lru_cache(maxsize=1024)  # guides use a handful of rating values
 def age_of_rating(value: str) -> int | None:
     """The age from which a rating allows watching; None for a rating we cannot read."""
     normal = "-".join(value.upper().replace("_", " ").split())
@@ -178,12 +188,22 @@ def web_url(text: str) -> str | None:
     return text if text.startswith(("https://", "http://")) and len(text) <= 2048 and " " not in text else None
 
 
-def by_language(texts: Iterable[tuple[str | None, str]]) -> dict[str, str]:
+def by_language(texts: list[tuple[str | None, str]]) -> dict[str, str]:
     """The first text in each language; a text without `lang` counts as undetermined."""
+    if not texts:
+        return {}
+    if len(texts) == 1:  # most programmes: one title, one description
+        lang, text = texts[0]
+        return {_language(lang): text}
     found: dict[str, str] = {}
     for lang, text in texts:
-        found.setdefault((lang or "").strip().lower() or UNDETERMINED, text)
+        found.setdefault(_language(lang), text)
     return found
+
+
+@lru_cache(maxsize=256)
+def _language(lang: str | None) -> str:
+    return (lang or "").strip().lower() or UNDETERMINED
 
 
 def first_text(texts: dict[str, str]) -> str | None:
@@ -348,7 +368,9 @@ class GuideMapper:
         channel = self.channels[programme.channel]
         self._ends[channel.alias] = programme.start + timedelta(seconds=duration)
         titles = by_language(programme.titles)
-        categories = list({(c.type, c.title): c for c in map(self._category, programme.categories)}.values())
+        categories = [self._category(text) for text in programme.categories]
+        if len(categories) > 1:
+            categories = list({(c.type, c.title): c for c in categories}.values())
         telecast = GuideTelecast(
             id=telecast_id_of(self.zone, channel.alias, programme.start),
             zone=self.zone,

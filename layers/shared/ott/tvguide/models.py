@@ -8,7 +8,7 @@ identifiers is optional: `channels` returns only the fields asked for, and a tel
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from ott.wire import Int32, Int64, UInt32, UInt64, WireModel
 
@@ -75,7 +75,9 @@ class Rubric(WireModel):
 
 
 class Channel(WireModel):
-    channel_id: UInt32
+    """`channelId` is always sent, but in idbytitle's empty entry for a name found nowhere."""
+
+    channel_id: UInt32 | None = None
     title: str | None = None
     description: str | None = None
     logo_url: str | None = Field(None, alias="logoURL")
@@ -140,6 +142,12 @@ class TitlesRequest(WireModel):
     """Body of idbytitle: the channel names to look up."""
 
     titles: Annotated[list[TitleText], Field(min_length=1, max_length=100)]
+
+    @field_validator("titles", mode="before")
+    @classmethod
+    def _one_xml_element(cls, value: object, info: ValidationInfo) -> object:
+        """In XML one <titles> element is a list of one name (JSON says which it is)."""
+        return [value] if isinstance(value, str) and info.mode == "python" else value
 
 
 Channel.model_rebuild()

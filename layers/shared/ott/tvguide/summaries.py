@@ -7,7 +7,10 @@ adapter behind `guide_summaries()` reads the guide's own table.
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ott.tvguide.store import GuideStore
 
 __all__ = ["GuideSummaries", "GuideSummary", "SummaryImage", "guide_summaries"]
 
@@ -40,6 +43,54 @@ class GuideSummaries(Protocol):
         ...
 
 
+class StoreSummaries:
+    """GuideSummaries over the guide's store: a telecast in two reads (where it is, then its day), channels in
+    one. Texts are in the guide's first language (the first `lang` the guide gave)."""
+
+    def __init__(self, store: "GuideStore") -> None:
+        self._store = store
+
+    def telecasts(self, keys: Collection[tuple[int, int]]) -> Mapping[tuple[int, int], GuideSummary]:
+        places = self._store.telecast_places({telecast for _, telecast in keys})
+        days = self._store.days(set(places.values())) if places else {}
+        found = {}
+        for channel_id, telecast_id in keys:
+            place = places.get(telecast_id)
+            if place is None or place[1] != channel_id:
+                continue
+            telecast = next((t for t in days.get(place, []) if t.id == telecast_id), None)
+            if telecast is not None:
+                images = tuple(
+                    SummaryImage(image.location, image.width, image.height, image.profile.value)
+                    for image in telecast.images
+                )
+                found[(channel_id, telecast_id)] = GuideSummary(
+                    _first(telecast.titles), _first(telecast.descriptions), telecast.duration, images
+                )
+        return found
+
+    def channels(self, channel_ids: Collection[int]) -> Mapping[int, GuideSummary]:
+        catalogue = self._store.catalogue(channel_ids)
+        found = {}
+        for number, record in catalogue.channels.items():
+            override = catalogue.config.override(record.channel.alias)
+            images = [("IMAGE", (override and override.logo_url) or record.channel.logo_url)]
+            images.append(("MAIN", override.artwork_url if override else None))
+            found[number] = GuideSummary(
+                _first(record.channel.titles),
+                None,
+                None,
+                tuple(SummaryImage(url, None, None, profile) for profile, url in images if url),
+            )
+        return found
+
+
+def _first(texts: dict[str, str]) -> str | None:
+    return next(iter(texts.values()), None)
+
+
 def guide_summaries() -> GuideSummaries:
-    """The guide's store as a GuideSummaries (built by the guide's store module)."""
-    raise NotImplementedError("the guide's store is built in issue 8")
+    """The guide's store as a GuideSummaries."""
+    from ott.tvguide.store import guide_store  # deferred: callers import this module at cold start
+
+    return StoreSummaries(guide_store())

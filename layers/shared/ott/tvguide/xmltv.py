@@ -13,8 +13,6 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import BinaryIO
 
-from lxml import etree
-
 TIME = re.compile(
     r"\s*(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?"
     r"\s*(?:([+-])(\d{2}):?(\d{2})|Z|UTC|GMT)?\s*",
@@ -23,8 +21,6 @@ TIME = re.compile(
 # Offsets in use run from -12:00 to +14:00.
 MAX_OFFSET = timedelta(hours=14)
 LENGTH_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600}
-# Elements holding text per language, and the programme field that collects them.
-TEXTS = {"title": "titles", "desc": "descriptions", "category": "categories"}
 
 
 class NotXmltv(ValueError):
@@ -121,6 +117,8 @@ def parse_time(text: str) -> datetime:
 
 def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
     """Channels, programmes and what could not be read, in file order. Raises NotXmltv."""
+    from lxml import etree  # deferred: the guide's API functions map nothing and need no parser
+
     events = etree.iterparse(
         source,
         events=("end",),
@@ -132,12 +130,15 @@ def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
         remove_comments=True,
         remove_pis=True,
     )
+    root = None  # the <tv> element, once the first item showed it is the root
     try:
         for _, element in events:
             parent = element.getparent()
-            if parent is None or parent.tag != "tv" or parent.getparent() is not None:
-                raise NotXmltv(f"line {element.sourceline}: <{element.tag}> outside the <tv> root")
-            yield _channel(element) if element.tag == "channel" else _programme(element)
+            if parent is not root or root is None:
+                if parent is None or parent.tag != "tv" or parent.getparent() is not None:
+                    raise NotXmltv(f"line {element.sourceline}: <{element.tag}> outside the <tv> root")
+                root = parent
+            yield _programme(element) if element.tag == "programme" else _channel(element)
             element.clear()
             while element.getprevious() is not None:  # what is read is dropped: memory stays flat
                 del parent[0]
@@ -149,10 +150,10 @@ def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
 
 def _text(element) -> str:
     """The element's own text; an unexpanded entity reference contributes nothing."""
-    text = element.text or ""
+    text = element.text
     if len(element):
-        text += "".join(child.tail or "" for child in element)
-    return text.strip()
+        text = (text or "") + "".join(child.tail or "" for child in element)
+    return text.strip() if text else ""
 
 
 def _channel(element) -> XmltvChannel | Skipped:
@@ -183,11 +184,18 @@ def _programme(element) -> XmltvProgramme | Skipped:
     except ValueError as error:
         return Skipped(SkipReason.INVALID_TIME, element.sourceline, channel, start_text, str(error))
     programme = XmltvProgramme(channel=channel or "", start=start, stop=stop, line=element.sourceline)
+    titles, descriptions, categories = programme.titles, programme.descriptions, programme.categories
     for child in element:  # one pass over the children: this loop is most of the import's work
         tag = child.tag
-        if tag in TEXTS:
+        if tag == "title":
             if text := _text(child):
-                getattr(programme, TEXTS[tag]).append((child.get("lang"), text))
+                titles.append((child.get("lang"), text))
+        elif tag == "desc":
+            if text := _text(child):
+                descriptions.append((child.get("lang"), text))
+        elif tag == "category":
+            if text := _text(child):
+                categories.append((child.get("lang"), text))
         elif tag == "icon":
             if src := (child.get("src") or "").strip():
                 width, height = _dimension(child.get("width")), _dimension(child.get("height"))

@@ -1,0 +1,13 @@
+"""The guide import: S3 event notifications of the inbox bucket, delivered through the import queue (SQS)."""
+
+from ott.observability import observed
+from ott.queues import CORRELATION, each_message
+from ott.tvguide.inbox import import_uploads
+from ott.tvguide.store import guide_inbox, guide_store
+
+
+def run(body: str) -> None:
+    import_uploads(guide_store(), guide_inbox(), body)
+
+
+lambda_handler = observed(lambda event, context: each_message(event, run), correlation_id_path=CORRELATION)

@@ -1,0 +1,101 @@
+"""The guide of a zone as an XMLTV document (xmltv.dtd), for players that read XMLTV (Kodi, TiviMate,
+Jellyfin): `GET /tvguide/2/xmltv.xml?channel=…&dates=…`."""
+
+from lxml import etree
+
+from ott.errors import InvalidInput
+from ott.http.request import Reply
+from ott.registry.location import RegistryStore
+from ott.text import FORBIDDEN_IN_XML
+from ott.tvguide.config import GuideConfig
+from ott.tvguide.mapping import UNDETERMINED, GuideTelecast
+from ott.tvguide.models import Profile
+from ott.tvguide.params import XmltvParams
+from ott.tvguide.service import SCHEDULE_MAX_AGE, Request, Viewer, bounded, chronological, end_of, export_days
+from ott.tvguide.store import ChannelRecord, GuideStore
+from ott.tvguide.zones import Zone
+
+DOCTYPE = '<!DOCTYPE tv SYSTEM "xmltv.dtd">'
+# Lambda answers API Gateway with at most 6 MB.
+EXPORT_LIMIT_BYTES = 5_000_000
+IMAGE_TYPES = {Profile.MAIN: "poster", Profile.IMAGE2: "backdrop", Profile.PREVIEW: "still"}
+
+
+def xmltv_time(telecast_time, zone: Zone) -> str:
+    return telecast_time.astimezone(zone.tz).strftime("%Y%m%d%H%M%S %z")
+
+
+def clean(text: str) -> str:
+    return FORBIDDEN_IN_XML.sub("\ufffd", text)
+
+
+def texts(parent: etree._Element, tag: str, by_language: dict[str, str]) -> None:
+    for lang, text in by_language.items():
+        element = etree.SubElement(parent, tag)
+        if lang != UNDETERMINED:
+            element.set("lang", lang)
+        element.text = clean(text)
+
+
+def channel_element(root: etree._Element, record: ChannelRecord, config: GuideConfig) -> None:
+    channel, override = record.channel, config.override(record.channel.alias)
+    element = etree.SubElement(root, "channel", id=clean(channel.alias))
+    texts(element, "display-name", channel.titles or {UNDETERMINED: channel.alias})
+    logo = (override and override.logo_url) or channel.logo_url
+    if logo:
+        etree.SubElement(element, "icon", src=logo)
+    promo = (override and override.promo_url) or channel.promo_url
+    if promo:
+        etree.SubElement(element, "url").text = promo
+
+
+def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone) -> None:
+    element = etree.SubElement(
+        root,
+        "programme",
+        start=xmltv_time(telecast.start, zone),
+        stop=xmltv_time(end_of(telecast), zone),
+        channel=clean(telecast.alias),
+    )
+    texts(element, "title", telecast.titles or {UNDETERMINED: ""})
+    texts(element, "desc", telecast.descriptions)
+    for category in telecast.categories:
+        etree.SubElement(element, "category").text = clean(category.title)
+    for image in telecast.images:
+        if image.profile == Profile.IMAGE:
+            icon = etree.SubElement(element, "icon", src=image.location)
+            if image.width and image.height:
+                icon.set("width", str(image.width))
+                icon.set("height", str(image.height))
+    if telecast.url:
+        etree.SubElement(element, "url").text = telecast.url
+    if telecast.age_restriction is not None:
+        rating = etree.SubElement(element, "rating", system="age")
+        etree.SubElement(rating, "value").text = f"{telecast.age_restriction}+"
+    for image in telecast.images:
+        if image.profile in IMAGE_TYPES:
+            etree.SubElement(element, "image", type=IMAGE_TYPES[image.profile]).text = image.location
+
+
+def xmltv_export(store: GuideStore, registry: RegistryStore, params: XmltvParams, viewer: Viewer) -> Reply:
+    """The channels named (all by default) with their telecasts on the dates named (by default the zone's
+    today and the six days after), times with the zone's offset."""
+    request = Request(store, registry, params, viewer)
+    catalogue = store.catalogue(params.channel)
+    zone = request.zone(catalogue.config)
+    root = etree.Element("tv", {"generator-info-name": "ott-platform tvguide/2"})
+    records = [catalogue.channels[number] for number in sorted(catalogue.channels)]
+    for record in records:
+        channel_element(root, record, catalogue.config)
+    if zone is not None:
+        dates = export_days(zone, viewer.now, params.dates)
+        keys = [(zone.name, record.channel.channel_id, day) for record in records for day in dates]
+        bounded(keys)
+        for telecast in sorted(chronological(store.days(keys), zone), key=lambda t: (t.channel_id, t.start)):
+            programme_element(root, telecast, zone)
+    data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE)
+    if len(data) > EXPORT_LIMIT_BYTES:
+        raise InvalidInput(f"the export would be {len(data) // 1_000_000} MB: name fewer channels or dates")
+    body = data.decode("utf-8")
+    headers = {**request.cache(SCHEDULE_MAX_AGE), "Content-Type": "application/xml; charset=UTF-8"}
+    return Reply(body, headers=headers)

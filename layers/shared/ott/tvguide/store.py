@@ -1,0 +1,500 @@
+"""Data access of the programme guide: the port the domain uses, its DynamoDB adapter and the factory.
+
+One table (docs/decisions.md, "Programme guide: storage"); every request path is a GetItem, a BatchGetItem or a
+Query of one partition, never a Scan:
+
+| pk | sk | what |
+|---|---|---|
+| `CHANNEL` | `#config` | the guide configuration (zones, overrides, rubrics) and its `version` |
+| `CHANNEL` | channel id (10 digits) | a channel: titles, names, images, age, categories, scheduled dates per zone |
+| `DAY#<zone>#<channel id>` | local date | the telecasts of that zone-local day (and those running into it) |
+| `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
+| `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
+| `IMPORT` | object key | the report of an import, for the operator command waiting on it |
+
+Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
+enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
+after their day (0: never).
+"""
+
+import json
+import time
+import zlib
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from itertools import count
+from typing import Any, BinaryIO, Protocol
+
+from pydantic import Field
+
+from ott.aws import client
+from ott.config import EnvSettings, load_settings
+from ott.errors import DomainError
+from ott.tvguide.config import GuideConfig
+from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
+from ott.tvguide.models import Category, CategoryType, Profile, TelecastImage
+
+BATCH_GET_LIMIT = 100
+BATCH_WRITE_LIMIT = 25
+CONFIG_KEY = {"pk": {"S": "CHANNEL"}, "sk": {"S": "#config"}}
+IMPORT_RESULT_DAYS = 7
+DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
+
+
+class ConfigurationChanged(DomainError):
+    """Someone else changed the guide configuration in the meantime; read it again and retry."""
+
+    code = "conflict"
+    status = 409
+
+
+@dataclass
+class ChannelRecord:
+    channel: GuideChannel
+    dates: dict[str, list[date]] = field(default_factory=dict)  # zone → local dates with a schedule
+
+
+@dataclass
+class Catalogue:
+    config: GuideConfig
+    version: int
+    channels: dict[int, ChannelRecord]  # by channel id, in id order
+
+
+class GuideStore(Protocol):
+    def configuration(self) -> tuple[GuideConfig, int]: ...
+    def save_configuration(self, config: GuideConfig, version: int) -> None: ...
+    def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue: ...
+    def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]: ...
+    def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]: ...
+    def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]: ...
+    def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]: ...
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None: ...
+    def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None: ...
+    def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
+    def flush(self) -> None: ...
+    def save_import(self, key: str, result: dict[str, Any]) -> None: ...
+    def import_result(self, key: str) -> dict[str, Any] | None: ...
+
+
+def pack(data: Any) -> bytes:
+    return zlib.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+
+
+def unpack(blob: bytes) -> Any:
+    return json.loads(zlib.decompress(blob))
+
+
+def id_key(number: int) -> str:
+    return f"{number:010d}"
+
+
+def _images_out(images: list[TelecastImage]) -> list[list[Any]]:
+    return [[image.profile.value, image.location, image.width, image.height] for image in images]
+
+
+def _images_in(rows: list[list[Any]]) -> list[TelecastImage]:
+    return [TelecastImage(profile=Profile(p), location=loc, width=w, height=h) for p, loc, w, h in rows]
+
+
+def _categories_out(categories: Iterable[Category]) -> list[list[Any]]:
+    return [[category.type.value if category.type else None, category.title] for category in categories]
+
+
+def _categories_in(rows: list[list[Any]]) -> list[Category]:
+    return [Category(type=CategoryType(kind) if kind else None, title=title) for kind, title in rows]
+
+
+def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "i": telecast.id,
+        "s": int(telecast.start.timestamp()),
+        "d": telecast.duration,
+        "t": telecast.titles,
+    }
+    optional = {
+        "x": telecast.descriptions,
+        "c": _categories_out(telecast.categories),
+        "a": telecast.age_restriction,
+        "u": telecast.url,
+        "m": _images_out(telecast.images),
+        "h": telecast.show_id,
+    }
+    row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
+    return row
+
+
+def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> GuideTelecast:
+    return GuideTelecast(
+        id=row["i"],
+        zone=zone,
+        alias=alias,
+        channel_id=channel_id,
+        start=datetime.fromtimestamp(row["s"], UTC),
+        duration=row["d"],
+        titles=row["t"],
+        descriptions=row.get("x", {}),
+        categories=_categories_in(row.get("c", [])),
+        age_restriction=row.get("a"),
+        url=row.get("u"),
+        images=_images_in(row.get("m", [])),
+        show_id=row.get("h"),
+    )
+
+
+def channel_doc(record: ChannelRecord) -> dict[str, Any]:
+    channel = record.channel
+    return {
+        "alias": channel.alias,
+        "id": channel.channel_id,
+        "titles": channel.titles,
+        "names": channel.names,
+        "logo": channel.logo_url,
+        "promo": channel.promo_url,
+        "age": channel.age_restriction,
+        "categories": _categories_out(channel.categories.values()),
+    }
+
+
+def zone_date(zone: str, day: date) -> str:
+    """An element of a channel item's `dates` string set: imports of several zones add to it at once."""
+    return f"{zone}\x1f{day.isoformat()}"
+
+
+def channel_record(doc: dict[str, Any], zone_dates: Iterable[str] = ()) -> ChannelRecord:
+    categories = _categories_in(doc["categories"])
+    channel = GuideChannel(
+        alias=doc["alias"],
+        channel_id=doc["id"],
+        titles=doc["titles"],
+        names=doc["names"],
+        logo_url=doc["logo"],
+        promo_url=doc["promo"],
+        age_restriction=doc["age"],
+        categories={(category.type, category.title): category for category in categories},
+    )
+    dates: dict[str, list[date]] = {}
+    for entry in sorted(zone_dates):
+        zone, _, day = entry.rpartition("\x1f")
+        dates.setdefault(zone, []).append(date.fromisoformat(day))
+    return ChannelRecord(channel, dates)
+
+
+def show_doc(show: GuideShow) -> dict[str, Any]:
+    return {
+        "id": show.id,
+        "key": show.key,
+        "titles": show.titles,
+        "age": show.age_restriction,
+        "url": show.url,
+        "images": _images_out(show.images),
+    }
+
+
+def show_of(doc: dict[str, Any], channel_ids: Iterable[str] = ()) -> GuideShow:
+    return GuideShow(
+        id=doc["id"],
+        key=doc["key"],
+        titles=doc["titles"],
+        channel_ids={int(number) for number in channel_ids},
+        age_restriction=doc["age"],
+        url=doc["url"],
+        images=_images_in(doc["images"]),
+    )
+
+
+def day_key(zone: str, channel_id: int) -> str:
+    return f"DAY#{zone}#{id_key(channel_id)}"
+
+
+class DynamoGuideStore:
+    def __init__(self, client: Any, table: str, retention_days: int = 0) -> None:
+        self._client = client
+        self._table = table
+        self._retention = retention_days
+        self._pending: list[dict[str, Any]] = []
+
+    def _now(self) -> int:
+        return int(time.time())
+
+    def _live(self, item: dict[str, Any]) -> bool:
+        """DynamoDB deletes expired items lazily: an item past its `ttl` is absent."""
+        return "ttl" not in item or int(item["ttl"]["N"]) > self._now()
+
+    # ---- configuration and channels
+
+    def configuration(self) -> tuple[GuideConfig, int]:
+        item = self._client.get_item(TableName=self._table, Key=CONFIG_KEY).get("Item")
+        return _config_of(item)
+
+    def save_configuration(self, config: GuideConfig, version: int) -> None:
+        """Conditional on the version read: two writers never lose each other's zones."""
+        item = {**CONFIG_KEY, "doc": {"B": pack(config.model_dump(mode="json", by_alias=True))}}
+        item["version"] = {"N": str(version + 1)}
+        condition = "attribute_not_exists(pk)" if version == 0 else "version = :read"
+        values = {} if version == 0 else {"ExpressionAttributeValues": {":read": {"N": str(version)}}}
+        try:
+            self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **values)
+        except self._client.exceptions.ConditionalCheckFailedException:
+            raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
+
+    def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue:
+        """The configuration and the channels: all of them, or those named. One call either way: a BatchGetItem
+        for up to 99 channels, the Query of the whole partition beyond (a show on every channel)."""
+        if channel_ids is None or len(set(channel_ids)) >= BATCH_GET_LIMIT:
+            wanted = None if channel_ids is None else {id_key(number) for number in channel_ids}
+            items = [
+                item
+                for item in self._query({"pk": "CHANNEL"})
+                if wanted is None or item["sk"]["S"] == "#config" or item["sk"]["S"] in wanted
+            ]
+        else:
+            keys = [CONFIG_KEY] + [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(i)}} for i in sorted(set(channel_ids))]
+            items = sorted(self._batch_get(keys), key=lambda item: item["sk"]["S"])
+        config_item = next((item for item in items if item["sk"]["S"] == "#config"), None)
+        config, version = _config_of(config_item)
+        channels = {}
+        for item in items:
+            if item["sk"]["S"] != "#config":
+                record = channel_record(unpack(item["doc"]["B"]), item.get("dates", {}).get("SS", []))
+                if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
+                    now = self._now()
+                    record.dates = {
+                        zone: [day for day in days if self._expiry(day) > now] for zone, days in record.dates.items()
+                    }
+                channels[record.channel.channel_id] = record
+        return Catalogue(config, version, channels)
+
+    # ---- schedules
+
+    def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]:
+        wanted = {(day_key(zone, channel), day.isoformat()): (zone, channel, day) for zone, channel, day in keys}
+        requests = [{"pk": {"S": pk}, "sk": {"S": sk}} for pk, sk in wanted]
+        found = {}
+        for item in self._batch_get(requests):
+            key = wanted[(item["pk"]["S"], item["sk"]["S"])]
+            found[key] = self._telecasts(item, key[0], key[1])
+        return found
+
+    def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]:
+        """One Query from the first to the last date (an item per day, a week is far below a page)."""
+        if not dates:
+            return {}
+        wanted = {day.isoformat() for day in dates}
+        condition = {"pk": day_key(zone, channel_id), "between": (min(wanted), max(wanted))}
+        return {
+            date.fromisoformat(item["sk"]["S"]): self._telecasts(item, zone, channel_id)
+            for item in self._query(condition)
+            if item["sk"]["S"] in wanted
+        }
+
+    def _telecasts(self, item: dict[str, Any], zone: str, channel_id: int) -> list[GuideTelecast]:
+        alias = item["alias"]["S"]
+        return [telecast_of(row, zone, alias, channel_id) for row in unpack(item["doc"]["B"])]
+
+    def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]:
+        keys = [{"pk": {"S": f"TELECAST#{number}"}, "sk": {"S": "-"}} for number in set(telecast_ids)]
+        return {
+            int(item["pk"]["S"].split("#", 1)[1]): (
+                item["zone"]["S"],
+                int(item["channel"]["N"]),
+                date.fromisoformat(item["day"]["S"]),
+            )
+            for item in self._batch_get(keys)
+        }
+
+    def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]:
+        keys = [{"pk": {"S": "SHOW"}, "sk": {"S": id_key(number)}} for number in set(show_ids)]
+        shows = (
+            show_of(unpack(item["doc"]["B"]), item.get("channels", {}).get("NS", [])) for item in self._batch_get(keys)
+        )
+        return {show.id: show for show in shows}
+
+    # ---- imports
+
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None:
+        """Replaces the zone's day of the channel. `telecasts` are in time order, the first `carried` of them
+        started the day before; the others become findable by id."""
+        zone, channel_id, day = key
+        expiry = self._expiry(day)
+        ttl = {"ttl": {"N": str(expiry)}} if expiry else {}
+        alias = telecasts[0].alias
+        rows = [telecast_row(telecast) for telecast in telecasts]
+        self._pending.append(
+            {
+                "pk": {"S": day_key(zone, channel_id)},
+                "sk": {"S": day.isoformat()},
+                "alias": {"S": alias},
+                "doc": {"B": pack(rows)},
+                **ttl,
+            }
+        )
+        for telecast in telecasts[carried:]:
+            self._pending.append(
+                {
+                    "pk": {"S": f"TELECAST#{telecast.id}"},
+                    "sk": {"S": "-"},
+                    "zone": {"S": zone},
+                    "channel": {"N": str(channel_id)},
+                    "day": {"S": day.isoformat()},
+                    **ttl,
+                }
+            )
+        while len(self._pending) >= BATCH_WRITE_LIMIT:
+            self._write(self._pending[:BATCH_WRITE_LIMIT])
+            del self._pending[:BATCH_WRITE_LIMIT]
+
+    def _expiry(self, day: date) -> int:
+        if not self._retention:
+            return 0
+        return int(datetime.combine(day + timedelta(days=1 + self._retention), datetime.min.time(), UTC).timestamp())
+
+    def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None:
+        """Each channel as this import found it; the dates it scheduled are added to the channel's set in one
+        atomic update, so imports of other zones running at the same time lose nothing. Dates past retention
+        are taken out of the set."""
+        fresh = {channel.channel_id: channel for channel in channels}
+        expired = self._expired_dates(fresh) if self._retention else {}
+        for channel_id, channel in fresh.items():
+            added = {zone_date(zone, day) for day in dates.get(channel_id, set())}
+            self._update(
+                ("CHANNEL", id_key(channel_id)), pack(channel_doc(ChannelRecord(channel))), "dates", added, "SS"
+            )
+            if expired.get(channel_id):
+                self._client.update_item(
+                    TableName=self._table,
+                    Key={"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(channel_id)}},
+                    UpdateExpression="DELETE dates :expired",
+                    ExpressionAttributeValues={":expired": {"SS": sorted(expired[channel_id])}},
+                )
+
+    def _expired_dates(self, channel_ids: Collection[int]) -> dict[int, set[str]]:
+        keys = [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(number)}} for number in channel_ids]
+        if len(keys) >= BATCH_GET_LIMIT:
+            items = [item for item in self._query({"pk": "CHANNEL"}) if item["sk"]["S"] != "#config"]
+        else:
+            items = list(self._batch_get(keys))
+        now, found = self._now(), {}
+        for item in items:
+            stale = {
+                entry
+                for entry in item.get("dates", {}).get("SS", [])
+                if self._expiry(date.fromisoformat(entry.rpartition("\x1f")[2])) <= now
+            }
+            if stale:
+                found[int(item["sk"]["S"])] = stale
+        return found
+
+    def merge_shows(self, shows: Iterable[GuideShow]) -> None:
+        """Each show as this import found it, its channels added to the show's set atomically."""
+        for show in shows:
+            channels = {str(number) for number in show.channel_ids}
+            self._update(("SHOW", id_key(show.id)), pack(show_doc(show)), "channels", channels, "NS")
+
+    def _update(self, key: tuple[str, str], doc: bytes, set_name: str, added: set[str], set_type: str) -> None:
+        expression = "SET doc = :doc"
+        values: dict[str, dict[str, Any]] = {":doc": {"B": doc}}
+        if added:
+            expression += f" ADD {set_name} :added"
+            values[":added"] = {set_type: sorted(added)}
+        self._client.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": key[0]}, "sk": {"S": key[1]}},
+            UpdateExpression=expression,
+            ExpressionAttributeValues=values,
+        )
+
+    def flush(self) -> None:
+        for start in range(0, len(self._pending), BATCH_WRITE_LIMIT):
+            self._write(self._pending[start : start + BATCH_WRITE_LIMIT])
+        self._pending.clear()
+
+    def save_import(self, key: str, result: dict[str, Any]) -> None:
+        expires = self._now() + IMPORT_RESULT_DAYS * 86400
+        item = {"pk": {"S": "IMPORT"}, "sk": {"S": key}, "doc": {"B": pack(result)}, "ttl": {"N": str(expires)}}
+        self._client.put_item(TableName=self._table, Item=item)
+
+    def import_result(self, key: str) -> dict[str, Any] | None:
+        item = self._client.get_item(TableName=self._table, Key={"pk": {"S": "IMPORT"}, "sk": {"S": key}}).get("Item")
+        return unpack(item["doc"]["B"]) if item and self._live(item) else None
+
+    # ---- DynamoDB
+
+    def _write(self, items: list[dict[str, Any]]) -> None:
+        # One item per key in a batch: a later write of the same key replaces the earlier one.
+        unique = {(item["pk"]["S"], item["sk"]["S"]): item for item in items}
+        pending: dict = {self._table: [{"PutRequest": {"Item": item}} for item in unique.values()]}
+        for attempt in count():
+            pending = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                return
+            back_off(attempt)
+
+    def _batch_get(self, keys: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            pending: dict = {self._table: {"Keys": keys[start : start + BATCH_GET_LIMIT]}}
+            for attempt in count():
+                reply = self._client.batch_get_item(RequestItems=pending)
+                yield from (item for item in reply.get("Responses", {}).get(self._table, []) if self._live(item))
+                pending = reply.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                back_off(attempt)
+
+    def _query(self, condition: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": condition["pk"]}},
+        }
+        if "between" in condition:
+            first, last = condition["between"]
+            request["KeyConditionExpression"] += " AND sk BETWEEN :first AND :last"
+            request["ExpressionAttributeValues"].update({":first": {"S": first}, ":last": {"S": last}})
+        while True:
+            page = self._client.query(**request)
+            yield from (item for item in page.get("Items", []) if self._live(item))
+            if "LastEvaluatedKey" not in page:
+                return
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _config_of(item: dict[str, Any] | None) -> tuple[GuideConfig, int]:
+    if item is None:
+        return GuideConfig(), 0
+    return GuideConfig.model_validate(unpack(item["doc"]["B"])), int(item["version"]["N"])
+
+
+def back_off(attempt: int) -> None:
+    """DynamoDB hands back unprocessed keys under throttling: wait before asking again."""
+    time.sleep(min(0.05 * 2**attempt, 1.0))
+
+
+class GuideSettings(EnvSettings):
+    table: str = Field(alias="GUIDE_TABLE")
+    retention_days: int = Field(0, alias="GUIDE_RETENTION_DAYS", ge=0)
+    inbox_bucket: str = Field("", alias="GUIDE_INBOX_BUCKET")
+
+
+def guide_store() -> DynamoGuideStore:
+    settings = load_settings(GuideSettings)
+    return DynamoGuideStore(client("dynamodb"), settings.table, settings.retention_days)
+
+
+class GuideInbox(Protocol):
+    def open(self, bucket: str, key: str) -> BinaryIO:
+        """The object's body as a stream, read as it is consumed (never whole)."""
+        ...
+
+
+class S3Inbox:
+    def __init__(self, s3: Any) -> None:
+        self._s3 = s3
+
+    def open(self, bucket: str, key: str) -> BinaryIO:
+        return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+
+
+def guide_inbox() -> S3Inbox:
+    return S3Inbox(client("s3"))

@@ -1,0 +1,155 @@
+"""The guide import (issue 8, "Guide data in"): an upload to the inbox bucket reaches the import function as
+an S3 event notification through the import queue; the function streams the object, writes the zone's days
+and stores a report; re-imports change nothing, a newer file replaces only the channel-days it covers."""
+
+import io
+import json
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from lxml import etree
+
+from local.pollers import deliver
+from ott.aws import client
+from ott.tvguide.importer import import_guide
+from ott.tvguide.mapping import channel_id_of
+from ott.tvguide.store import guide_store
+from tests.conftest import SHARED_DATA, TEMPLATE
+
+XMLTV = SHARED_DATA / "xmltv"
+BUCKET = TEMPLATE.physical_name("GuideInboxBucket")
+
+
+def import_function():
+    return next(f for f in TEMPLATE.functions() if f.logical_id == "GuideImportFunction")
+
+
+def upload(key: str, data: bytes) -> dict:
+    """Upload, then run the queue as Lambda's event source mapping does until the report is stored."""
+    client("s3").put_object(Bucket=BUCKET, Key=key, Body=data)
+    queue = "GuideImportQueue"
+    for _ in range(5):
+        deliver(client("sqs"), TEMPLATE.queue_url(queue), TEMPLATE.arn(queue), import_function())
+        result = guide_store().import_result(key)
+        if result is not None:
+            return result
+    raise AssertionError("no import report")
+
+
+def all_items() -> list[dict]:
+    return client("dynamodb").scan(TableName=TEMPLATE.physical_name("GuideTable"))["Items"]
+
+
+def snapshot() -> dict:
+    return {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items() if i["pk"]["S"] != "IMPORT"}
+
+
+def test_upload_is_imported_through_the_queue(aws):
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    result = upload("Europe/Moscow/msk.xml", data)
+    programmes = etree.fromstring(data).findall("programme")
+    assert result["status"] == "imported"
+    assert result["zone"] == "Europe/Moscow"
+    assert result["telecasts"] + sum(result["skipped"].values()) == len(programmes)
+    config, _ = guide_store().configuration()
+    zone = config.zone("Europe/Moscow")
+    assert zone is not None and zone.timezone == "Europe/Moscow" and zone.geo == ["Europe/Moscow"]
+
+
+def test_reimport_changes_nothing(aws):
+    data = (XMLTV / "tv.yandex.ru_ru_2021-03-11_utc.xml").read_bytes()
+    upload("World/Anywhere/first.xml", data)
+    before = snapshot()
+    upload("World/Anywhere/again.xml", data)
+    assert snapshot() == before
+
+
+def test_not_xmltv_writes_nothing(aws):
+    result = upload("Europe/Moscow/broken.xml", b"<tv><channel id='a'></tv>")
+    assert result["status"] == "refused"
+    assert snapshot() == {}
+    result = upload("Europe/Moscow/html.xml", b"<html><body/></html>")
+    assert result["status"] == "refused" and snapshot() == {}
+
+
+def guide(days: dict[str, list[str]]) -> bytes:
+    """A guide with one-hour programmes starting at the given UTC times (YYYYMMDDhh) per channel."""
+    parts = ["<tv>"] + [f'<channel id="{alias}"><display-name>{alias}</display-name></channel>' for alias in days]
+    for alias, starts in days.items():
+        for start in starts:
+            stop = f"{start[:8]}{int(start[8:]) + 1:02d}"
+            parts.append(
+                f'<programme start="{start}0000 +0000" stop="{stop}0000 +0000" channel="{alias}">'
+                f"<title>{alias} {start}</title></programme>"
+            )
+    return "\n".join([*parts, "</tv>"]).encode()
+
+
+def test_newer_file_replaces_only_the_days_and_channels_it_covers(aws):
+    store = guide_store()
+    first = guide({"a": ["2024120110", "2024120210", "2024120310"], "b": ["2024120110", "2024120210"]})
+    import_guide(store, lambda: io.BytesIO(first), "UTC")
+    newer = guide({"a": ["2024120212", "2024120213"]})
+    import_guide(store, lambda: io.BytesIO(newer), "UTC")
+    a, b = channel_id_of("a"), channel_id_of("b")
+    days = store.channel_days("UTC", a, [date(2024, 12, 1), date(2024, 12, 2), date(2024, 12, 3)])
+    starts = {day: [t.start.hour for t in telecasts] for day, telecasts in days.items()}
+    assert starts == {date(2024, 12, 1): [10], date(2024, 12, 2): [12, 13], date(2024, 12, 3): [10]}
+    other = store.channel_days("UTC", b, [date(2024, 12, 2)])
+    assert [t.start for t in other[date(2024, 12, 2)]] == [datetime(2024, 12, 2, 10, tzinfo=UTC)]
+
+
+@pytest.mark.parametrize("name", ["tvplus.com.tr_2024-12.xml"])
+def test_the_object_is_streamed_not_read_whole(aws, name, monkeypatch):
+    """lxml pulls the body in chunks: no read() without a size, none larger than a buffer."""
+    from ott.tvguide import store as store_module
+
+    sizes: list[int | None] = []
+    real_open = store_module.S3Inbox.open
+
+    def watched(self, bucket, key):
+        body = real_open(self, bucket, key)
+        raw_read = body.read
+
+        def read(amt=None):
+            sizes.append(amt)
+            return raw_read(amt)
+
+        body.read = read
+        return body
+
+    monkeypatch.setattr(store_module.S3Inbox, "open", watched)
+    result = upload(f"Europe/Istanbul/{name}", (XMLTV / name).read_bytes())
+    assert result["status"] == "imported"
+    assert sizes and None not in sizes and max(sizes) <= 64 * 1024
+    assert json.dumps(result)  # the report is plain JSON
+
+
+def test_days_past_retention_read_as_absent(aws):
+    """DynamoDB deletes expired items lazily (moto never): reads treat them as gone."""
+    from ott.tvguide.store import DynamoGuideStore
+
+    store = DynamoGuideStore(client("dynamodb"), TEMPLATE.physical_name("GuideTable"), retention_days=2)
+    today = datetime.now(UTC).date()
+    old, recent = today - timedelta(days=5), today - timedelta(days=1)
+    import_guide(store, lambda: io.BytesIO(guide({"a": [f"{old:%Y%m%d}10", f"{recent:%Y%m%d}10"]})), "UTC")
+    a = channel_id_of("a")
+    assert list(store.channel_days("UTC", a, [old, recent])) == [recent]
+    assert store.catalogue().channels[a].dates == {"UTC": [recent]}
+    expired = store.days([("UTC", a, old)])
+    assert expired == {}
+
+
+def test_zones_and_shows_add_up_across_imports(aws):
+    """A channel's dates and a show's channels are sets the imports add to atomically (no read-modify-write
+    that a concurrent import of another zone could overwrite)."""
+    store = guide_store()
+    import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120110"]})), "UTC")
+    import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120210"], "b": ["2024120210"]})), "Europe/Moscow")
+    a, b = channel_id_of("a"), channel_id_of("b")
+    assert store.catalogue().channels[a].dates == {"UTC": [date(2024, 12, 1)], "Europe/Moscow": [date(2024, 12, 2)]}
+    telecast = store.channel_days("UTC", a, [date(2024, 12, 1)])[date(2024, 12, 1)][0]
+    other = store.channel_days("Europe/Moscow", b, [date(2024, 12, 2)])[date(2024, 12, 2)][0]
+    assert telecast.show_id != other.show_id  # "a 2024120110" and "b 2024120210" are different titles
+    items = {i["sk"]["S"]: i for i in all_items() if i["pk"]["S"] == "CHANNEL"}
+    assert set(items[f"{a:010d}"]["dates"]["SS"]) == {"UTC\x1f2024-12-01", "Europe/Moscow\x1f2024-12-02"}

@@ -1,0 +1,300 @@
+"""The guide's methods on an in-memory store (issue 8, "The API", "Programme zones", "Guide data in"): the
+import's channel-days and replace semantics, fields, zones and dates across DST, paging, languages and е/ё."""
+
+import io
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
+
+import pytest
+
+from ops.registry_load import read_catalog
+from ott.errors import InvalidInput, NotFound
+from ott.http.request import validate
+from ott.tvguide.config import GuideConfig
+from ott.tvguide.importer import import_guide
+from ott.tvguide.mapping import channel_id_of
+from ott.tvguide.models import TitlesRequest
+from ott.tvguide.params import ChannelParams, ChannelsParams, IdByTitleParams, ScheduleParams, TelecastInfoParams
+from ott.tvguide.service import Viewer, channel, channels, id_by_title, preferred_languages, schedule, telecast_info
+from ott.tvguide.xmltv import NotXmltv
+from ott.tvguide.zones import Zone
+from tests.conftest import DEMO_REGISTRY
+from tests.unit.fakes import InMemoryGuideStore, InMemoryRegistryStore
+
+ZONES = [
+    Zone(name="World/Anywhere", geo=["World/Anywhere"]),
+    Zone(name="Europe/Berlin", geo=["Europe/Berlin", "DE-BE"], timezone="Europe/Berlin", territories=[2]),
+    Zone(
+        name="Asia/Yekaterinburg", geo=["Asia/Yekaterinburg", "RU-SVE"], timezone="Asia/Yekaterinburg", territories=[9]
+    ),
+]
+
+
+def programme(alias: str, start: str, stop: str, title: str = "Новости") -> str:
+    attributes = f'start="{start} +0000" stop="{stop} +0000" channel="{alias}"'
+    return f'<programme {attributes}><title lang="ru">{title}</title></programme>'
+
+
+def guide(*programmes: str, channels=("ёлка.tv", "b.tv")) -> bytes:
+    declared = "".join(
+        f'<channel id="{alias}"><display-name lang="ru">{alias.split(".")[0].capitalize()} ТВ</display-name>'
+        f'<display-name lang="en">{alias} en</display-name></channel>'
+        for alias in channels
+    )
+    return f"<tv>{declared}{''.join(programmes)}</tv>".encode()
+
+
+def hours(alias: str, day: str, first: int, count: int, title: str = "Новости") -> list[str]:
+    """`count` one-hour programmes from `first` o'clock UTC of `day` (YYYYMMDD)."""
+    moment = datetime.strptime(day, "%Y%m%d").replace(tzinfo=UTC) + timedelta(hours=first)
+    return [
+        programme(
+            alias,
+            f"{moment + timedelta(hours=n):%Y%m%d%H%M%S}",
+            f"{moment + timedelta(hours=n + 1):%Y%m%d%H%M%S}",
+            title,
+        )
+        for n in range(count)
+    ]
+
+
+@pytest.fixture
+def store() -> InMemoryGuideStore:
+    store = InMemoryGuideStore()
+    store.config = GuideConfig(zones=ZONES)
+    return store
+
+
+@pytest.fixture
+def registry() -> InMemoryRegistryStore:
+    return InMemoryRegistryStore(read_catalog(DEMO_REGISTRY))
+
+
+def load(store, data: bytes, zone: str):
+    return import_guide(store, partial(io.BytesIO, data), zone)
+
+
+def viewer(now: datetime, accept: str = "", ip: str = "127.0.0.1") -> Viewer:
+    return Viewer(ip, accept, now)
+
+
+def params(model, **query):
+    return validate(model, {key: str(value) for key, value in query.items()})
+
+
+A = channel_id_of("ёлка.tv")
+B = channel_id_of("b.tv")
+
+
+def test_days_are_the_zone_local_days_and_a_newer_file_replaces_only_those_it_covers(store, registry):
+    # Berlin: UTC+1 in winter. 23:00 UTC on the 1st is already the 2nd there.
+    load(store, guide(*hours("ёлка.tv", "20241201", 20, 6), *hours("b.tv", "20241201", 10, 2)), "Europe/Berlin")
+    assert store.channel_records[A].dates["Europe/Berlin"] == [date(2024, 12, 1), date(2024, 12, 2)]
+    load(store, guide(*hours("ёлка.tv", "20241202", 5, 2, title="Утро")), "Europe/Berlin")
+    reply = schedule(
+        store,
+        registry,
+        params(ScheduleParams, channel=A, dates="2024-12-02,2024-12-01", geo="DE-BE"),
+        viewer(datetime(2024, 12, 2, tzinfo=UTC)),
+    ).body
+    titles = [(t.date.day, t.date.hour, t.title) for t in reply.telecasts_list]
+    assert titles == [(1, 21, "Новости"), (1, 22, "Новости"), (1, 23, "Новости"), (2, 6, "Утро"), (2, 7, "Утро")]
+    untouched = schedule(
+        store,
+        registry,
+        params(ScheduleParams, channel=B, dates="2024-12-01", geo="DE-BE"),
+        viewer(datetime(2024, 12, 2, tzinfo=UTC)),
+    ).body
+    assert len(untouched.telecasts_list) == 2
+
+
+def test_reimport_writes_the_same_items(store):
+    data = guide(*hours("ёлка.tv", "20241201", 0, 30))
+    load(store, data, "Europe/Berlin")
+    before = (dict(store.day_items), dict(store.places), store.channel_records[A].dates)
+    load(store, data, "Europe/Berlin")
+    assert (dict(store.day_items), dict(store.places), store.channel_records[A].dates) == before
+
+
+def test_not_xmltv_writes_nothing_even_when_broken_halfway(store):
+    data = guide(*hours("ёлка.tv", "20241201", 0, 30))[:-200]
+    with pytest.raises(NotXmltv):
+        load(store, data, "New/Zone")
+    assert store.day_items == {} and store.channel_records == {} and store.config.zone("New/Zone") is None
+
+
+def test_an_import_creates_its_zone(store):
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "America/New_York")
+    created = store.config.zone("America/New_York")
+    assert created.timezone == "America/New_York" and created.geo == ["America/New_York"]
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "Operator Zone 1")
+    assert store.config.zone("Operator Zone 1").timezone == "UTC"
+
+
+def test_schedule_dates_across_dst_carry_the_offset_of_each_instant(store, registry):
+    # Berlin leaves summer time at 01:00 UTC on 27 October 2024: that local day lasts 25 hours.
+    load(store, guide(*hours("ёлка.tv", "20241026", 22, 26)), "Europe/Berlin")
+    reply = schedule(
+        store,
+        registry,
+        params(ScheduleParams, channel=A, dates="2024-10-27", geo="Europe/Berlin"),
+        viewer(datetime(2024, 10, 27, tzinfo=UTC)),
+    ).body
+    telecasts = reply.telecasts_list
+    assert len(telecasts) == 25 and reply.total_count == 25
+    assert (telecasts[0].date.hour, telecasts[0].date.timezone) == (0, 7200)
+    assert [(t.date.hour, t.date.timezone) for t in telecasts[2:4]] == [(2, 7200), (2, 3600)]
+    assert (telecasts[-1].date.hour, telecasts[-1].date.timezone) == (23, 3600)
+
+
+def test_schedule_pages_and_today_is_the_zones(store, registry):
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 48)), "Asia/Yekaterinburg")
+    now = datetime(2024, 12, 1, 20, 30, tzinfo=UTC)  # already the 2nd in Yekaterinburg (UTC+5)
+    whole = schedule(store, registry, params(ScheduleParams, channel=A, t=9), viewer(now)).body
+    assert {t.date.day for t in whole.telecasts_list} == {2} and whole.total_count == 24
+    page = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=20, limit=10), viewer(now)).body
+    assert page.telecasts_list == whole.telecasts_list[20:] and page.items_skipped == 20 and page.total_count == 24
+    past = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=30), viewer(now)).body
+    assert past.telecasts_list == [] and past.items_skipped == 24
+
+
+def test_schedule_of_every_channel_is_chronological(store, registry):
+    load(store, guide(*hours("ёлка.tv", "20241201", 1, 3), *hours("b.tv", "20241201", 0, 3)), "World/Anywhere")
+    query = params(ScheduleParams, dates="2024-12-01", geo="World/Anywhere")
+    reply = schedule(store, registry, query, viewer(datetime.now(UTC))).body
+    assert [(t.date.hour, t.channel.channel_id) for t in reply.telecasts_list] == [
+        (0, B),
+        (1, A),
+        (1, B),
+        (2, A),
+        (2, B),
+        (3, A),
+    ]
+
+
+def test_channels_fields(store, registry):
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 3)), "World/Anywhere")
+    now = datetime(2024, 12, 1, 1, 30, tzinfo=UTC)
+    default = channels(store, registry, params(ChannelsParams, geo="World/Anywhere"), viewer(now)).body.channels
+    assert [c.model_dump(by_alias=True, exclude_none=True) for c in default] == [
+        {"channelId": A, "title": "Ёлка ТВ", "alias": "ёлка.tv", "ageRestriction": 0, "hasSchedule": True},
+        {"channelId": B, "title": "B ТВ", "alias": "b.tv", "ageRestriction": 0, "hasSchedule": False},
+    ]
+    query = params(ChannelsParams, fields="currentTelecast", channel=f"{B},7,{A}", geo="World/Anywhere")
+    named = channels(store, registry, query, viewer(now))
+    assert [c.channel_id for c in named.body.channels] == [B, A]  # in the order asked; 7 is unknown: left out
+    assert named.body.channels[0].current_telecast is None
+    current = named.body.channels[1]
+    assert set(current.model_dump(exclude_none=True)) == {"channel_id", "current_telecast"}
+    assert current.current_telecast.date.hour == 1
+    assert named.headers["Cache-Control"] == "public, max-age=60"  # 30 minutes left: the cap
+    registry.reads.clear()
+    by_address = channels(store, registry, params(ChannelsParams, fields="hasSchedule"), viewer(now))
+    assert by_address.headers["Cache-Control"].startswith("private")  # the caller's address chose the zone
+    assert registry.reads == {"index": 1, "select": 2}  # locate's three reads, nothing more
+    assert by_address.body.channels[0].has_schedule is False  # 127.0.0.1: Москва, under the Berlin zone's territory
+
+
+def test_current_telecast_just_after_midnight_started_the_day_before(store, registry):
+    load(
+        store,
+        guide(
+            programme("ёлка.tv", "20241201230000", "20241202010000"),
+            programme("ёлка.tv", "20241202010000", "20241202020000"),
+        ),
+        "World/Anywhere",
+    )
+    now = datetime(2024, 12, 2, 0, 15, tzinfo=UTC)
+    reply = channels(
+        store, registry, params(ChannelsParams, fields="currentTelecast", geo="World/Anywhere"), viewer(now)
+    )
+    current = reply.body.channels[0].current_telecast
+    assert (current.date.day, current.date.hour, current.duration) == (1, 23, 7200)
+
+
+def test_unknown_channel_fields_are_refused():
+    with pytest.raises(InvalidInput, match="unknown fields"):
+        params(ChannelsParams, fields="title,logoUrl")
+
+
+def test_deprecated_channel_unknown_is_404(store, registry):
+    with pytest.raises(NotFound):
+        channel(store, registry, params(ChannelParams, channel=5), viewer(datetime.now(UTC)))
+
+
+def test_telecast_info_in_the_order_asked(store, registry):
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 3)), "Europe/Berlin")
+    day = schedule(
+        store,
+        registry,
+        params(ScheduleParams, channel=A, dates="2024-12-01", geo="Europe/Berlin"),
+        viewer(datetime.now(UTC)),
+    ).body.telecasts_list
+    ids = f"{day[2].id},{day[0].id},77"
+    found = telecast_info(store, registry, params(TelecastInfoParams, telecast=ids), viewer(datetime.now(UTC))).body
+    assert [t.id for t in found.telecasts_list] == [day[2].id, day[0].id]
+
+
+def test_idbytitle_matches_whatever_the_case_and_yo(store, registry):
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "World/Anywhere")
+    query = params(IdByTitleParams, titles="ЕЛКА ТВ,ёлка.tv en,нет\\, такого")
+    found = id_by_title(store, registry, query, viewer(datetime.now(UTC))).body.channels
+    assert [(c.channel_id, c.title) for c in found] == [(A, "Ёлка ТВ"), (A, "Ёлка ТВ"), (None, None)]
+    posted = id_by_title(store, registry, TitlesRequest(titles=["b ТВ"]), viewer(datetime.now(UTC), "en")).body
+    assert [(c.channel_id, c.title) for c in posted.channels] == [(B, "b.tv en")]
+
+
+def test_a_name_of_several_channels_is_logged_as_an_error(store, registry, caplog):
+    load(store, guide(channels=("twin.a", "twin.b")), "World/Anywhere")  # both are called "Twin ТВ"
+    from ott.observability import logger
+
+    logged = []
+    original = logger.error
+    logger.error = lambda message, **kwargs: logged.append((message, kwargs))
+    try:
+        found = id_by_title(store, registry, params(IdByTitleParams, titles="twin ТВ"), viewer(datetime.now(UTC)))
+    finally:
+        logger.error = original
+    assert found.body.channels[0].channel_id == min(channel_id_of("twin.a"), channel_id_of("twin.b"))
+    assert logged and "several channels" in logged[0][0]
+
+
+@pytest.mark.parametrize(
+    ("header", "languages"),
+    [
+        ("ru-RU,ru;q=0.9,en;q=0.8", ["ru-ru", "ru", "en"]),
+        ("en;q=0.5, tr", ["tr", "en"]),
+        ("de;q=0, *;q=0.1, fr;q=1.0", ["fr"]),
+        ("en;q=abc, ru", ["ru"]),
+        ("", []),
+    ],
+)
+def test_accept_language_with_q_values(header, languages):
+    assert preferred_languages(header) == languages
+
+
+def test_escaped_commas_in_titles():
+    parsed = params(IdByTitleParams, titles=r"Первый\, второй,Третий,С \\ чертой")
+    assert parsed.titles == ["Первый, второй", "Третий", "С \\ чертой"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"dates": "2024-02-30"}, {"dates": "20240201"}, {"limit": "1001"}, {"offset": "1.5"}, {"t": "-1"}],
+)
+def test_malformed_schedule_parameters(query):
+    with pytest.raises(InvalidInput):
+        params(ScheduleParams, channel=1, **query)
+
+
+def test_a_request_reads_at_most_a_thousand_channel_days(store, registry):
+    aliases = tuple(f"c{number}.tv" for number in range(40))
+    load(store, guide(*hours("c1.tv", "20241201", 0, 1), channels=aliases), "World/Anywhere")
+    month = ",".join(f"2024-12-{day:02d}" for day in range(1, 27))  # 40 channels x 26 days
+    with pytest.raises(InvalidInput, match="channel-days"):
+        schedule(store, registry, params(ScheduleParams, dates=month, geo="World/Anywhere"), viewer(datetime.now(UTC)))
+    week = ",".join(f"2024-12-{day:02d}" for day in range(1, 8))
+    reply = schedule(
+        store, registry, params(ScheduleParams, dates=week, geo="World/Anywhere"), viewer(datetime.now(UTC))
+    )
+    assert reply.body.total_count == 1
