@@ -6,6 +6,7 @@ import threading
 import pytest
 import yaml
 
+from bench.channel_calls import configuration
 from local.metering import counting_calls
 from ops.channels_load import main
 from ott.aws import client
@@ -37,33 +38,6 @@ def write(tmp_path, name: str, document: dict):
 
 def demo_document() -> dict:
     return yaml.safe_load(DEMO_CHANNELS.read_text(encoding="utf-8"))
-
-
-def many_channels(count: int) -> dict:
-    """A configuration of `count` channels, each an HLS stream with timeshift and a UDP one."""
-    return {
-        "title": f"{count} channels",
-        "channels": [
-            {
-                "id": number,
-                "alias": f"channel-{number}",
-                "title": f"Канал {number}",
-                "logo_url": f"https://static.example.com/logos/{number}.png",
-                "streams": [
-                    {
-                        "id": 1,
-                        "url": f"https://edge.example.net/live/{number}/index.m3u8?s=%(session_id)s",
-                        "protected_path": f"/protected/{number}/%(filename)s",
-                        "has_timeshift": True,
-                        "timeshift_url": f"https://ts.example.net/{number}/%(program_id)s.m3u8",
-                    },
-                    {"id": 2, "type": "UDP", "url": f"udp://@239.{number // 250}.{number % 250}.1:1234"},
-                ],
-            }
-            for number in range(1, count + 1)
-        ],
-        "categories": [{"title": "Все", "channels": list(range(1, count + 1))}],
-    }
 
 
 def test_the_demo_configuration_is_served_whole_with_a_strong_etag(aws):
@@ -110,7 +84,7 @@ def test_before_any_load_the_reply_is_404_and_there_is_nothing_to_roll_back(aws,
 
 @pytest.mark.parametrize("count", [10, 1000])
 def test_two_dynamodb_calls_whatever_the_number_of_channels_and_one_when_warm(aws, tmp_path, count):
-    assert load(write(tmp_path, "many.yaml", many_channels(count))) == 0
+    assert load(write(tmp_path, "many.yaml", configuration(count))) == 0
     with counting_calls(client("dynamodb")) as calls:
         cold = invoke("channels_list")
     assert cold["statusCode"] == 200 and len(json.loads(cold["body"])["channels"]) == count
@@ -123,7 +97,7 @@ def test_two_dynamodb_calls_whatever_the_number_of_channels_and_one_when_warm(aw
 
 def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp_path, monkeypatch):
     monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)  # the 1,000-channel reply compresses to ~25 KB
-    load(write(tmp_path, "many.yaml", many_channels(1000)))
+    load(write(tmp_path, "many.yaml", configuration(1000)))
     chunks = client("dynamodb").query(
         TableName=TABLE,
         KeyConditionExpression="pk = :p",
@@ -133,7 +107,7 @@ def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp
     assert chunks > 5
     with counting_calls(client("dynamodb")) as calls:
         reply = invoke("channels_list")
-    assert json.loads(reply["body"]) == validate_configuration(many_channels(1000)).channel_list.model_dump(
+    assert json.loads(reply["body"]) == validate_configuration(configuration(1000)).channel_list.model_dump(
         mode="json", exclude_none=True
     )
     assert calls == {"GetItem": 1, "BatchGetItem": 1}
@@ -141,7 +115,7 @@ def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp
 
 def test_a_version_missing_a_chunk_is_503_never_a_partial_configuration(aws, tmp_path, monkeypatch):
     monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)
-    load(write(tmp_path, "many.yaml", many_channels(1000)))
+    load(write(tmp_path, "many.yaml", configuration(1000)))
     client("dynamodb").delete_item(TableName=TABLE, Key={"pk": {"S": "CHUNK#0000000001"}, "sk": {"S": "0002"}})
     reply = invoke("channels_list")
     assert reply["statusCode"] == 503
@@ -245,7 +219,7 @@ def test_rollback_restores_the_previous_version_and_a_named_one(aws, tmp_path, c
 def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_part(aws, tmp_path, capsys):
     files = []
     for n in range(6):
-        document = many_channels(50 + n)
+        document = configuration(50 + n)
         document["title"] = f"load {n}"
         files.append(write(tmp_path, f"load-{n}.yaml", document))
     load(files[0])
