@@ -13,7 +13,7 @@ from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.layout import entities
 from ott.registry.params import TerritoriesParams
 from ott.registry.service import list_territories
-from ott.registry.store import ConcurrentLoad, DynamoRegistryStore
+from ott.registry.store import INDEX_KEY, LOAD_LEASE_SECONDS, ConcurrentLoad, DynamoRegistryStore
 from tests.conftest import DEMO_REGISTRY, TEMPLATE
 
 
@@ -91,19 +91,67 @@ def test_a_load_that_never_published_is_never_seen(loaded, monkeypatch):
     assert names(store(), q="москва-") == ["Москва-Сити"]
 
 
-def test_a_load_overtaken_by_another_is_not_published(loaded, monkeypatch):
+def test_a_second_load_while_one_is_writing_is_refused_and_the_first_is_published(loaded, monkeypatch):
     publish = DynamoRegistryStore._publish
+    refused: list[ConcurrentLoad] = []
 
-    def overtaken(self, index, load):
-        monkeypatch.setattr(DynamoRegistryStore, "_publish", publish)
-        store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 3, "Вторая загрузка"))))
+    def second_load_meanwhile(self, index, load):
+        try:
+            store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 3, "Вторая загрузка"))))
+        except ConcurrentLoad as error:
+            refused.append(error)
         publish(self, index, load)
 
-    monkeypatch.setattr(DynamoRegistryStore, "_publish", overtaken)
+    monkeypatch.setattr(DynamoRegistryStore, "_publish", second_load_meanwhile)
+    store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 5, "Первая загрузка"))))
+    assert len(refused) == 1 and "still writing" in str(refused[0])
+    assert names(store(), q="первая") == ["Первая загрузка"]
+    assert names(store(), q="вторая") == []
+
+
+def age_the_claim(seconds: int) -> None:
+    client("dynamodb").update_item(
+        TableName=TEMPLATE.physical_name("RegistryTable"),
+        Key=INDEX_KEY,
+        UpdateExpression="SET pendingSince = pendingSince - :age",
+        ExpressionAttributeValues={":age": {"N": str(seconds)}},
+    )
+
+
+def test_a_load_that_died_is_taken_over_once_its_claim_is_stale(loaded):
+    store()._begin_load()  # a load that claimed the registry, then its process died
     with pytest.raises(ConcurrentLoad):
-        store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 5, "Первая загрузка"))))
-    assert names(store(), q="вторая") == ["Вторая загрузка"]
-    assert names(store(), q="первая") == [] and names(store(), q="королёв") == ["Королёв"]
+        store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 3, "Слишком рано"))))
+    age_the_claim(LOAD_LEASE_SECONDS)
+    store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 3, "Москва-Сити"))))
+    assert names(store(), q="москва-") == ["Москва-Сити"]
+    assert names(store(), q="слишком") == []
+
+
+def test_a_load_whose_claim_was_taken_over_stops_writing_and_is_not_published(loaded, monkeypatch):
+    monkeypatch.setattr("ott.registry.store.RENEW_EVERY_BATCHES", 1)
+    monkeypatch.setattr("ott.registry.store.BATCH_WRITE_LIMIT", 2)
+    write = DynamoRegistryStore._batch_write
+    batches: list[int] = []
+
+    def stalled_then_overtaken(self, requests):
+        write(self, requests)
+        batches.append(len(requests))
+        if len(batches) == 1:  # this load stalls past its lease; another load claims the registry
+            age_the_claim(LOAD_LEASE_SECONDS)
+            other = store()
+            monkeypatch.setattr(DynamoRegistryStore, "_batch_write", write)
+            other._begin_load()
+            monkeypatch.setattr(DynamoRegistryStore, "_batch_write", stalled_then_overtaken)
+
+    monkeypatch.setattr(DynamoRegistryStore, "_batch_write", stalled_then_overtaken)
+    document = loaded
+    for territory_id in (3, 5, 6, 7):
+        document = renamed(document, territory_id, f"Переименовано {territory_id}")
+    with pytest.raises(ConcurrentLoad, match="took over"):
+        store().replace_catalog(compile_catalog(parse_catalog(document)))
+    assert len(batches) == 1  # nothing written after the claim was lost
+    assert names(store(), q="переименовано") == []
 
 
 def test_a_table_written_before_versions_is_taken_over_without_readers_seeing_a_gap(aws, dynamodb, monkeypatch):

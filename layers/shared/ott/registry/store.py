@@ -14,6 +14,7 @@ new pointer and then an item as it was before the load. The reads are small, so 
 """
 
 import base64
+import contextlib
 import hashlib
 import json
 import time
@@ -107,7 +108,12 @@ class RegistryStore(Protocol):
 
 
 class ConcurrentLoad(RuntimeError):
-    """Another load took over the registry while this one was writing; it wrote nothing readers see."""
+    """Another load holds the registry, or took it over from this one: nothing this load wrote is seen."""
+
+
+# A load renews its claim on the pointer while it writes; one that has not for this long is taken as dead.
+LOAD_LEASE_SECONDS = 300
+RENEW_EVERY_BATCHES = 40
 
 
 KINDS: dict[str, type[BaseModel]] = {
@@ -280,30 +286,44 @@ class DynamoRegistryStore:
         """Make the table hold `snapshot`, writing only the items that changed; readers switch at once when the
         pointer moves, last. Returns the number of items written or deleted."""
         load = self._begin_load()
-        published = self._seen().gen
-        old = self._manifest() or self._unrecorded()
-        plan = plan_load(old, catalog_items(snapshot))
-        before = self._contents(plan.existing)
-        before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
-        contents = {**plan.writes, **{(MANIFEST, chunk): encode_chunk(new) for chunk, new in plan.manifest.items()}}
-        requests = [
-            {"PutRequest": {"Item": versioned(key, doc, load.gen, published, before.get(key))}}
-            for key, doc in contents.items()
-        ]
-        requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in plan.purged]
-        for start in range(0, len(requests), BATCH_WRITE_LIMIT):
-            self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
-        self._publish(snapshot.index, load)
+        try:
+            published = self._seen().gen
+            old = self._manifest() or self._unrecorded()
+            plan = plan_load(old, catalog_items(snapshot))
+            before = self._contents(plan.existing)
+            before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
+            contents = {**plan.writes, **{(MANIFEST, chunk): encode_chunk(new) for chunk, new in plan.manifest.items()}}
+            requests = [
+                {"PutRequest": {"Item": versioned(key, doc, load.gen, published, before.get(key))}}
+                for key, doc in contents.items()
+            ]
+            requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in plan.purged]
+            for number, start in enumerate(range(0, len(requests), BATCH_WRITE_LIMIT)):
+                if number and number % RENEW_EVERY_BATCHES == 0:
+                    self._renew(load)
+                self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
+            self._publish(snapshot.index, load)
+        except BaseException:
+            self._release(load)  # an error or Ctrl-C: the next load need not wait for the claim to go stale
+            raise
         return len(requests) + 1
 
     def _begin_load(self) -> Generation:
-        """Claim the next generation in the pointer; a load left unfinished before counts as aborted."""
+        """Claim the next generation in the pointer. A load whose claim is still fresh is running: this one is
+        refused. One whose claim went stale (its process died) counts as aborted."""
+        now = int(time.time())
         item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
         current = pointer_generation(item)
         unfinished = int(item["pending"]["N"]) if item and "pending" in item else None
+        renewed = int(item["pendingSince"]["N"]) if item and "pendingSince" in item else 0
+        if unfinished is not None and now - renewed < LOAD_LEASE_SECONDS:
+            raise ConcurrentLoad(
+                f"load {unfinished} is still writing the registry; run this one when it is done (a load that"
+                f" died is taken over {LOAD_LEASE_SECONDS // 60} minutes after its last write)"
+            )
         aborted = current.aborted | ({unfinished} if unfinished is not None else set())
         gen = max({current.gen, *aborted}) + 1
-        claim = {":gen": {"N": str(gen)}, ":aborted": {"S": json.dumps(sorted(aborted))}}
+        claim = {":gen": {"N": str(gen)}, ":now": {"N": str(now)}, ":aborted": {"S": json.dumps(sorted(aborted))}}
         if unfinished is None:
             condition = "attribute_not_exists(pending)"
         else:
@@ -312,7 +332,7 @@ class DynamoRegistryStore:
             self._client.update_item(
                 TableName=self._table,
                 Key=INDEX_KEY,
-                UpdateExpression="SET pending = :gen, aborted = :aborted",
+                UpdateExpression="SET pending = :gen, pendingSince = :now, aborted = :aborted",
                 ConditionExpression=condition,
                 ExpressionAttributeValues=claim,
             )
@@ -320,6 +340,31 @@ class DynamoRegistryStore:
             raise ConcurrentLoad("another load started at the same time; run the load again") from None
         self._generation = Generation(current.gen, frozenset(aborted))
         return Generation(gen, frozenset(aborted))
+
+    def _release(self, load: Generation) -> None:
+        """Give up this load's claim, its generation aborted; nothing if another load holds the claim now."""
+        aborted = json.dumps(sorted(load.aborted | {load.gen}))
+        with contextlib.suppress(self._client.exceptions.ConditionalCheckFailedException):
+            self._client.update_item(
+                TableName=self._table,
+                Key=INDEX_KEY,
+                UpdateExpression="REMOVE pending, pendingSince SET aborted = :aborted",
+                ConditionExpression="pending = :gen",
+                ExpressionAttributeValues={":aborted": {"S": aborted}, ":gen": {"N": str(load.gen)}},
+            )
+
+    def _renew(self, load: Generation) -> None:
+        """Keep this load's claim fresh; stop writing at once when another load has taken it over."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=INDEX_KEY,
+                UpdateExpression="SET pendingSince = :now",
+                ConditionExpression="pending = :gen",
+                ExpressionAttributeValues={":now": {"N": str(int(time.time()))}, ":gen": {"N": str(load.gen)}},
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
 
     def _publish(self, index: CatalogIndex, load: Generation) -> None:
         try:
