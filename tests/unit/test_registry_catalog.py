@@ -22,10 +22,10 @@ def test_every_broken_reference_is_reported_at_once():
     document["services"][0]["provider"] = 55
     problems = problems_of(document)
     assert len(problems) == 4
-    assert any("contractors.0.territories: unknown territory 404" in p for p in problems)
-    assert any("prefixes.0.contractor: unknown contractor 77" in p for p in problems)
+    assert any("contractors[0].territories: unknown territory 404" in p for p in problems)
+    assert any("prefixes[0].contractor: unknown contractor 77" in p for p in problems)
     assert any("unknown hub nowhere" in p for p in problems)
-    assert any("services.0.provider" in p for p in problems)
+    assert any("services[0].provider" in p for p in problems)
 
 
 def test_duplicates_are_refused():
@@ -73,3 +73,12 @@ def test_a_valid_catalog_compiles_with_leafness_and_prefix_lengths():
     leaves = {t.territory_id for t in snapshot.territories if t.is_leaf}
     assert leaves == {3, 5, 7, 11}
     assert snapshot.index.prefix_lengths == {4: [24, 16, 8], 6: [48, 32]}
+
+
+@pytest.mark.parametrize("name", ["h" * 1100, "hub\tone.example", "hub one.example", "-hub.example", ""])
+def test_a_hub_name_that_is_no_hostname_is_refused_before_anything_is_written(name):
+    # A hub's name is its hostname and keys its items: a sort key over 1024 bytes would fail halfway through
+    # a load, and a tab would make two hub isolations one key.
+    document = copy.deepcopy(CATALOG)
+    document["hubs"][0]["name"] = name
+    assert any(p.startswith("hubs[0].name: String should") for p in problems_of(document))

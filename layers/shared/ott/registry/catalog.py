@@ -107,8 +107,14 @@ class ServiceEntry(WireModel):
     available_to: Availability = Availability()
 
 
+# A hub's name is its hostname (spec document 3, Hub): it keys the hub's items, whose sort keys DynamoDB
+# bounds at 1024 bytes, and a hub isolation's key joins two names with a tab.
+HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOSTNAME = rf"^{HOST_LABEL}(?:\.{HOST_LABEL})*$"
+
+
 class HubEntry(WireModel):
-    name: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(max_length=253, pattern=HOSTNAME)]
     addresses: list[IPAddress]
     node_address: IPAddress | None = None
     areas: list[UInt32] = []
@@ -209,24 +215,24 @@ def compile_catalog(catalog: Catalog) -> CatalogSnapshot:
 
     for i, territory in enumerate(catalog.territories):
         if territory.parent_id:
-            refer(f"territories.{i}.parentId", "territory", territories, [territory.parent_id])
+            refer(f"territories[{i}].parentId", "territory", territories, [territory.parent_id])
     nodes = _territory_nodes(territories, problems)
     for i, contractor in enumerate(catalog.contractors):
-        refer(f"contractors.{i}.territories", "territory", territories, contractor.territories)
-        refer(f"contractors.{i}.areas", "area", areas, contractor.areas)
+        refer(f"contractors[{i}].territories", "territory", territories, contractor.territories)
+        refer(f"contractors[{i}].areas", "area", areas, contractor.areas)
     for i, service in enumerate(catalog.services):
-        refer(f"services.{i}.provider", "contractor", contractors, [service.provider])
-        refer(f"services.{i}.availableTo.contractors", "contractor", contractors, service.available_to.contractors)
-        refer(f"services.{i}.availableTo.territories", "territory", territories, service.available_to.territories)
+        refer(f"services[{i}].provider", "contractor", contractors, [service.provider])
+        refer(f"services[{i}].availableTo.contractors", "contractor", contractors, service.available_to.contractors)
+        refer(f"services[{i}].availableTo.territories", "territory", territories, service.available_to.territories)
     for i, hub in enumerate(catalog.hubs):
-        refer(f"hubs.{i}.areas", "area", areas, hub.areas)
+        refer(f"hubs[{i}].areas", "area", areas, hub.areas)
     for i, isolation in enumerate(catalog.hub_isolations):
-        refer(f"hubIsolations.{i}", "hub", hubs, [isolation.from_hub, isolation.to_hub])
+        refer(f"hubIsolations[{i}]", "hub", hubs, [isolation.from_hub, isolation.to_hub])
     for i, prefix in enumerate(catalog.prefixes):
-        refer(f"prefixes.{i}.contractor", "contractor", contractors, [prefix.contractor])
-        refer(f"prefixes.{i}.territories", "territory", territories, prefix.territories)
+        refer(f"prefixes[{i}].contractor", "contractor", contractors, [prefix.contractor])
+        refer(f"prefixes[{i}].territories", "territory", territories, prefix.territories)
         if prefix.nat is not None and not prefix.network.is_private:
-            problems.append(f"prefixes.{i}.NAT: only private prefixes are translated")
+            problems.append(f"prefixes[{i}].NAT: only private prefixes are translated")
     if problems:
         raise CatalogError(problems)
 
