@@ -1,6 +1,7 @@
 """The demo data of local/demo/, loaded into an (emulated) account by the local stack and the tests."""
 
 import json
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,24 @@ from ott.tvguide.store import DynamoGuideStore
 DEMO = Path(__file__).resolve().parent / "demo"
 
 
-def seed_demo(template: Template, dynamodb: Any) -> None:
+# The services whose demo data `make run` loads, in the order they are loaded: the launcher's posters may take
+# from the guide. The registry and the demo clients and users come first, always.
+DEMO_SERVICES = ("channels", "nichecontent", "tvguide", "launcher")
+
+
+def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEMO_SERVICES) -> None:
+    """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs)."""
     load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
-    seed_channels(template, dynamodb)
-    seed_niche_content(DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable")), datetime.now(UTC))
-    seed_guide(DynamoGuideStore(dynamodb, template.physical_name("GuideTable")), datetime.now(UTC).date())
-    seed_launcher(template, dynamodb)  # after the guide's demo data: its posters may take from the guide
+    if "channels" in services:
+        seed_channels(template, dynamodb)
+    if "nichecontent" in services:
+        niche = DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable"))
+        seed_niche_content(niche, datetime.now(UTC))
+    if "tvguide" in services:
+        seed_guide(DynamoGuideStore(dynamodb, template.physical_name("GuideTable")), datetime.now(UTC).date())
+    if "launcher" in services:
+        seed_launcher(template, dynamodb)
 
 
 def seed_channels(template: Template, dynamodb: Any) -> None:

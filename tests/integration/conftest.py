@@ -53,6 +53,8 @@ def registry(aws: None) -> Path:
 
 
 @pytest.fixture
-def demo(aws: None) -> None:
-    """All the demo data of the local stack: registry, demo client and demo user."""
-    seed_demo(TEMPLATE, client("dynamodb"))
+def demo(aws: None, request: pytest.FixtureRequest) -> None:
+    """The local stack's demo registry, clients and users, and the demo data of the services a module names
+    with `pytestmark = pytest.mark.demo_data("tvguide", ...)`: seeding every service costs seconds a test."""
+    marker = request.node.get_closest_marker("demo_data")
+    seed_demo(TEMPLATE, client("dynamodb"), services=marker.args if marker else ())

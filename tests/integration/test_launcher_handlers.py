@@ -17,6 +17,8 @@ from ott.launcher.store import DynamoLauncherStore
 from tests.conftest import TEMPLATE
 from tests.integration.conftest import invoke
 
+pytestmark = pytest.mark.demo_data("launcher")
+
 REDIRECT = "http://127.0.0.1:8765/callback"
 PUBLIC_IDS = [1, 2, 3, 4, 5, 10, 11, 12]  # from 127.0.0.1: contractor 1, Москва (3)
 

@@ -18,6 +18,8 @@ from ott.nichecontent.store import niche_store
 from ott.nichecontent.transitions import RetryPolicy
 from tests.integration.conftest import Context, invoke
 
+pytestmark = pytest.mark.demo_data("nichecontent")
+
 LINK = "https://cdn.example/niche/demo-0001/index.m3u8"
 
 

@@ -3,12 +3,15 @@ nothing when anything is wrong, `retry` puts a failed item back, `show` prints e
 
 import json
 
+import pytest
 import yaml
 
 from ops import niche_content
 from ott.nichecontent.models import Status
 from ott.nichecontent.store import niche_store
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.demo_data("nichecontent")
 
 TABLE = ["--table", "NicheContentTable"]
 

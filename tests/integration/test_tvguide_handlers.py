@@ -16,6 +16,8 @@ from ott.tvguide.store import guide_store
 from tests.conftest import SHARED_DATA, TEMPLATE
 from tests.integration.conftest import Context, invoke
 
+pytestmark = pytest.mark.demo_data("tvguide")
+
 DEFAULT_FIELDS = {"channelId", "title", "alias", "logoURL", "ageRestriction", "hasSchedule"}
 MOSCOW = {"label_timezone_name": "Europe/Moscow"}
 
