@@ -10,20 +10,27 @@ import yaml
 
 from local.guide_demo import seed_guide
 from local.template import Template
-from ops.channels_load import load as load_channels
-from ops.niche_content import read_items
-from ops.registry_load import load
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
+from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
+from ott.channels.validation import validate_configuration
+from ott.nichecontent.intake import parse_add_file
 from ott.nichecontent.params import read_update
 from ott.nichecontent.service import add_item, update_status
 from ott.nichecontent.store import DynamoNicheStore, NicheStore
 from ott.nichecontent.transitions import RetryPolicy
 from ott.recordstore import RecordStore
+from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.store import DynamoRegistryStore
 from ott.tvguide.store import DynamoGuideStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
+
+
+def demo_document(name: str) -> Any:
+    """A file of local/demo/, parsed (the demo seeding reads its files itself: the local stack uses no ops)."""
+    return yaml.safe_load((DEMO / name).read_text(encoding="utf-8"))
 
 
 # The services whose demo data `make run` loads, in the order they are loaded: the launcher's posters may take
@@ -33,7 +40,8 @@ DEMO_SERVICES = ("channels", "nichecontent", "tvguide", "launcher")
 
 def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEMO_SERVICES) -> None:
     """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs)."""
-    load(DEMO / "registry.yaml", template.physical_name("RegistryTable"), dynamodb)
+    registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
+    registry.replace_catalog(compile_catalog(parse_catalog(demo_document("registry.yaml"))))
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
     if "channels" in services:
         seed_channels(template, dynamodb)
@@ -48,18 +56,19 @@ def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEM
 
 def seed_channels(template: Template, dynamodb: Any) -> None:
     """The demo channel configuration (local/demo/channels.yaml) as its first version."""
-    load_channels(DEMO / "channels.yaml", DynamoChannelStore(dynamodb, template.physical_name("ChannelsTable")))
+    store = DynamoChannelStore(dynamodb, template.physical_name("ChannelsTable"))
+    publish(store, validate_configuration(demo_document("channels.yaml")), "channels.yaml", datetime.now(UTC))
 
 
 def demo_api_keys() -> dict[str, str]:
     """The local stack's API keys (local/demo/api_keys.yaml): each value with its name as the key id."""
-    demo = yaml.safe_load((DEMO / "api_keys.yaml").read_text(encoding="utf-8"))
+    demo = demo_document("api_keys.yaml")
     return {entry["value"]: entry["name"] for entry in demo["keys"]}
 
 
 def seed_auth(store: RecordStore) -> None:
     """The demo clients and users of local/demo/auth.yaml."""
-    demo = yaml.safe_load((DEMO / "auth.yaml").read_text(encoding="utf-8"))
+    demo = demo_document("auth.yaml")
     for entry in demo["clients"]:
         register_client(
             store,
@@ -87,10 +96,10 @@ def seed_auth(store: RecordStore) -> None:
 def seed_niche_content(store: NicheStore, now: datetime) -> None:
     """The items of local/demo/niche_content.yaml, queued a minute apart up to `now` in file order, then the
     demo encoder's updates of niche_content_progress.yaml."""
-    items = read_items(DEMO / "niche_content.yaml")
+    items = parse_add_file(demo_document("niche_content.yaml"))
     for place, item in enumerate(items):
         add_item(store, item, now - timedelta(minutes=len(items) - place))
-    progress = yaml.safe_load((DEMO / "niche_content_progress.yaml").read_text(encoding="utf-8"))
+    progress = demo_document("niche_content_progress.yaml")
     for item_id, updates in progress["updates"].items():
         for update in updates:
             update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)
@@ -103,15 +112,13 @@ def seed_launcher(template: Template, dynamodb: Any) -> None:
     from ott.launcher.params import PostersParams
     from ott.launcher.service import Caller, answer_posters, count_click, load_block, take_snapshot
     from ott.launcher.store import DynamoLauncherStore
-    from ott.registry.store import DynamoRegistryStore
 
     store = DynamoLauncherStore(dynamodb, template.physical_name("LauncherTable"))
     now = datetime.now(UTC)
-    document = yaml.safe_load((DEMO / "launcher.yaml").read_text(encoding="utf-8"))
-    load_block(store, document, programme_guide(), now)
+    load_block(store, demo_document("launcher.yaml"), programme_guide(), now)
     registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
     seen = answer_posters(store, registry, Caller(source_ip="127.0.0.1"), PostersParams(), now).snapshot_hash
-    clicks = yaml.safe_load((DEMO / "launcher_clicks.yaml").read_text(encoding="utf-8"))["clicks"]
+    clicks = demo_document("launcher_clicks.yaml")["clicks"]
     for group, entry in enumerate(clicks):
         for n in range(entry["count"]):
             event = {

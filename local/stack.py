@@ -10,13 +10,13 @@ import urllib.request
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
+from local.announce import local_stack_file
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
 from local.pollers import QueuePollers, Schedules
 from local.resources import create_all
 from local.seed import demo_api_keys, seed_demo
 from local.template import REGION, Template
-from ops.target import local_stack_file
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, convert_m3u
 from ott.channels.service import VersionError, publish, rollback, stored_configuration
@@ -28,58 +29,12 @@ from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
 from ott.channels.validation import ConfigurationError, ValidConfiguration, validate_configuration
 
 
-class StrictLoader(yaml.SafeLoader):
-    """YAML whose mappings name each key once: a key written twice is listed instead of the last one winning
-    silently (a second `url:` in a stream would otherwise replace the first without a word)."""
-
-    repeated: list[tuple[int, str]]  # (line, problem)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if key_node.tag != "tag:yaml.org,2002:str":  # a merge key (<<) or a key that is not text
-                continue
-            if key_node.value in seen:
-                line = key_node.start_mark.line + 1
-                self.repeated.append((line, f"line {line}: key {key_node.value!r} is written twice"))
-            seen.add(key_node.value)
-        return super().construct_mapping(node, deep=deep)
-
-
-def read_document(text: str, as_json: bool) -> object:
-    """The parsed file; ConfigurationError listing every key written twice in one object."""
-    repeated: list[tuple[int, str]] = []
-    if as_json:
-
-        def unique(pairs: list[tuple[str, object]]) -> dict:
-            keys = [key for key, _ in pairs]
-            repeated.extend(
-                (0, f"key {key!r} is written twice in one object") for key in sorted(set(keys)) if keys.count(key) > 1
-            )
-            return dict(pairs)
-
-        document = json.loads(text, object_pairs_hook=unique)
-    else:
-        loader = StrictLoader(text)
-        loader.repeated = repeated
-        try:
-            document = loader.get_single_data()
-        finally:
-            loader.dispose()
-    if repeated:
-        raise ConfigurationError([problem for _, problem in sorted(repeated)])
-    return document
-
-
 def read_configuration(path: Path) -> ValidConfiguration:
     """The file's configuration, repaired, or ConfigurationError listing every problem."""
-    as_json = path.suffix.lower() == ".json"
     try:
-        document = read_document(path.read_text(encoding="utf-8"), as_json)
-    except ConfigurationError:
-        raise
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
-        raise ConfigurationError([f"{path}: not readable as {'JSON' if as_json else 'YAML'}: {error}"]) from None
+        document = read_document(path)
+    except DocumentError as error:
+        raise ConfigurationError(error.problems) from None
     return validate_configuration(document)
 
 

@@ -6,14 +6,13 @@ written when anything is wrong. The file replaces the configuration the guide ha
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.http.request import describe
 from ott.text import unsafe_text
@@ -29,10 +28,9 @@ class ConfigError(ValueError):
 
 def read_config(path: Path) -> GuideConfig:
     try:
-        text = path.read_text(encoding="utf-8")
-        document: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError) as error:
-        raise ConfigError([f"{path}: not readable: {error}"]) from None
+        document = read_document(path)
+    except DocumentError as error:
+        raise ConfigError(error.problems) from None
     if not isinstance(document, dict):
         raise ConfigError([f"{path}: the file must hold a mapping with zones, channels and rubrics"])
     problems = unsafe_text(document)

@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.launcher.clicks import ClickEvent
 from ott.wire import problems_of
@@ -27,12 +27,11 @@ SQS_BATCH = 10
 
 
 def read_events(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    document = read_document(path)
     if not isinstance(document, list):
-        raise ValueError(f"{path}: must be a list of events")
+        raise DocumentError([f"{path}: must be a list of events"])
     return document
 
 
@@ -88,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--poster needs --snapshot")
     try:
         raw = read_events(args.file) if args.file else generated(args)
-    except (ValueError, yaml.YAMLError) as error:
+    except DocumentError as error:
+        print(error, file=sys.stderr)
+        return 2
+    except ValueError as error:  # a line of JSON lines
         print(f"not readable: {error}", file=sys.stderr)
         return 2
     bodies, problems = validated(raw)

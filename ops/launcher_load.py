@@ -13,15 +13,13 @@ posters then need their own titles.
 """
 
 import argparse
-import json
 import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, local_endpoint, output
 from ott.launcher.block import BlockError, LauncherBlock
 from ott.launcher.guide import SummariesLookup, programme_guide
@@ -29,16 +27,15 @@ from ott.launcher.service import check_block, load_block
 from ott.launcher.store import DynamoLauncherStore
 
 
-def read_document(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
+def read_block(path: Path) -> object:
     try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
-        raise BlockError([f"{path}: not readable as {path.suffix.lstrip('.') or 'YAML'}: {error}"]) from None
+        return read_document(path)
+    except DocumentError as error:
+        raise BlockError(error.problems) from None
 
 
 def load(path: Path, table: str, dynamodb: Any, guide: SummariesLookup, now: datetime) -> LauncherBlock:
-    return load_block(DynamoLauncherStore(dynamodb, table), read_document(path), guide, now).block
+    return load_block(DynamoLauncherStore(dynamodb, table), read_block(path), guide, now).block
 
 
 def guide_of(args: argparse.Namespace) -> SummariesLookup:
@@ -69,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     guide = guide_of(args)
     try:
         if args.check:
-            block = check_block(read_document(args.file), guide)
+            block = check_block(read_block(args.file), guide)
         else:
             dynamodb = aws_client(args, "dynamodb")
             block = load(args.file, output(args, "LauncherTableName"), dynamodb, guide, datetime.now(UTC))

@@ -13,13 +13,11 @@ failed items the queue retries no more (longest failed first): they wait for an 
 """
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.errors import DomainError
 from ott.nichecontent.intake import IntakeError, NewItem, parse_add_file
@@ -30,11 +28,10 @@ from ott.nichecontent.transitions import RetryPolicy
 
 
 def read_items(path: Path) -> list[NewItem]:
-    text = path.read_text(encoding="utf-8")
     try:
-        document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
-        raise IntakeError([f"{path}: not readable as {path.suffix.lstrip('.') or 'YAML'}: {error}"]) from None
+        document = read_document(path)
+    except DocumentError as error:
+        raise IntakeError(error.problems) from None
     return parse_add_file(document)
 
 

@@ -7,24 +7,21 @@ see the old registry until the new one is complete.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore
 
 
 def read_catalog(path: Path) -> CatalogSnapshot:
-    text = path.read_text(encoding="utf-8")
     try:
-        document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
-        raise CatalogError([f"{path}: not readable as {path.suffix.lstrip('.') or 'YAML'}: {error}"]) from None
+        document = read_document(path)
+    except DocumentError as error:
+        raise CatalogError(error.problems) from None
     return compile_catalog(parse_catalog(document))
 
 

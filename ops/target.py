@@ -8,16 +8,12 @@
 
 import argparse
 import json
-import os
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import boto3
 
-ROOT = Path(__file__).resolve().parent.parent
-# `make run` writes the address of its emulator here, one file per PORT, and removes it when it stops.
-LOCAL_STACKS = ROOT / ".local-stack"
+from local.announce import local_stack_file
 
 
 class NoLocalStack(RuntimeError):
@@ -32,10 +28,6 @@ def add_target(parser: argparse.ArgumentParser, *, check: bool = False, table: b
         target.add_argument("--table", help="table name")
     if check:
         target.add_argument("--check", action="store_true", help="validate only; write nothing")
-
-
-def local_stack_file(port: str | None = None) -> Path:
-    return LOCAL_STACKS / f"{port or os.environ.get('PORT', '3000')}.json"
 
 
 @cache

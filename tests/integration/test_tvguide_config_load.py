@@ -3,6 +3,8 @@ problem listed at once, nothing written when anything is wrong."""
 
 import json
 
+import yaml
+
 from ops import guide_config_load
 from ott.tvguide.store import guide_store
 from tests.conftest import ROOT
@@ -39,7 +41,7 @@ def test_every_problem_is_listed_and_nothing_written(aws, tmp_path, capsys):
     problems = capsys.readouterr().err
     expected_problems = (
         "Mars/Olympus",
-        "channels.0.channelId",
+        "channels[0].channelId",
         "ageRestriction",
         "artworkURL",
         "type",
@@ -52,5 +54,5 @@ def test_every_problem_is_listed_and_nothing_written(aws, tmp_path, capsys):
 
 
 def test_the_demo_configuration_is_valid(capsys):
-    demo = guide_config_load.yaml.safe_load(DEMO.read_text(encoding="utf-8"))["configuration"]
+    demo = yaml.safe_load(DEMO.read_text(encoding="utf-8"))["configuration"]
     assert guide_config_load.GuideConfig.model_validate(demo).zone("Asia/Yekaterinburg").territories == [9]

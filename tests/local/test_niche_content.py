@@ -7,8 +7,8 @@ import time
 import boto3
 import requests
 
+from local.announce import local_stack_file
 from local.template import REGION, Template
-from ops.target import local_stack_file
 from tests.local.test_ops_local import run_ops
 
 KEY = {"x-api-key": "demo-encoder-key"}  # local/demo/api_keys.yaml

@@ -65,3 +65,9 @@ def test_a_service_uses_only_what_another_service_publishes(service):
 def test_every_handler_belongs_to_a_service():
     folders = {path.parent.name for path in ROOT.glob("functions/*/app.py")}
     assert {folder for folder in folders if folder.split("_", 1)[0] not in SERVICES} == set()
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "local").rglob("*.py")), ids=lambda path: path.name)
+def test_the_local_stack_imports_no_operator_command(path):
+    """Operator commands may target the local stack (ops -> local), never the other way round."""
+    assert {module for module, _ in imports(path) if module.split(".")[0] == "ops"} == set()
