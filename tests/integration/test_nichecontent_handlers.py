@@ -134,6 +134,25 @@ def test_another_encoder_repeating_a_move_is_409(demo):
     assert "by another request" in json.loads(reply["body"])["error_description"]
 
 
+def test_another_encoder_cannot_move_on_or_finish_an_item_taken_by_the_first(demo):
+    """Issue 10 security review: encoder B must not hijack (finish with its own link, or fail) an item A took."""
+    assert update("encoder-a", status="totranscoder", id="demo-0001")["statusCode"] == 204
+    before = niche_store().get("demo-0001")
+    for query in ({"status": "bytranscoder"}, {"status": "failure"}):
+        reply = update("encoder-b", id="demo-0001", **query)
+        assert reply["statusCode"] == 409
+        assert json.loads(reply["body"]) == {
+            "error": "conflict",
+            "error_description": "item demo-0001 was taken by another encoder: only that encoder updates it",
+        }
+    assert niche_store().get("demo-0001") == before
+    for status in ("bytranscoder", "inprogresing"):
+        assert update("encoder-a", status=status, id="demo-0001")["statusCode"] == 204
+    assert update("encoder-b", status="successfully", id="demo-0001", link=LINK)["statusCode"] == 409
+    assert update("encoder-a", status="successfully", id="demo-0001", link=LINK)["statusCode"] == 204
+    assert history("demo-0001")[-1] == ("successfully", "encoder-a", LINK)
+
+
 def race(encoders: list[str], item_id: str) -> list[int]:
     """The encoders send the same update at once. Both read the item before either writes; moto's calls are
     serialized (it is not thread-safe), so the race is the service's: read, judge, write conditionally."""
