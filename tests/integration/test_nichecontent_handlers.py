@@ -68,6 +68,17 @@ def test_a_malformed_page_is_400_with_an_error_body(demo, p):
     assert json.loads(reply["body"])["error"] == "bad_request"
 
 
+def test_a_page_beyond_500_is_400_and_reads_nothing(demo):
+    """Security review: p=9999 of a big backlog would read 200,000 rows in hundreds of queries and time out."""
+    with counting_calls(client("dynamodb")) as calls:
+        reply = invoke("nichecontent_list", query={"p": "9999"})
+    assert reply["statusCode"] == 400
+    body = json.loads(reply["body"])
+    assert body["error"] == "bad_request"
+    assert "at most 500" in body["error_description"]
+    assert dict(calls) == {}
+
+
 def test_the_demo_has_an_item_in_every_status(demo):
     statuses = {niche_store().get(f"demo-{n:04d}").item.status for n in range(50, 57)}
     assert statuses == set(Status)
@@ -285,7 +296,7 @@ def test_deep_pages_read_on_across_queries_and_a_page_past_the_end_reads_only_th
         assert [page(p) for p in ("1", "2", "3")] == expected
     assert calls["Query"] > 3
     with counting_calls(client("dynamodb")) as calls:
-        assert page("4294967295")["content_list"] == []
+        assert page("500")["content_list"] == []
     assert dict(calls) == {"Query": 1}
 
 
