@@ -2,7 +2,7 @@
 
 from ott.channels.models import ChannelList
 from ott.channels.service import served_configuration
-from ott.channels.store import channel_store
+from ott.channels.store import channel_client_keys, channel_store
 from ott.http.caching import CachePolicy
 from ott.http.handler import api_handler
 from ott.http.reply import CONTENT_TYPES
@@ -13,7 +13,7 @@ from ott.http.request import ApiRequest, Reply
 HEADERS = {"Content-Type": CONTENT_TYPES["json"], "Cache-Control": "private, no-cache"}
 
 
-@api_handler(reply=ChannelList, cache=CachePolicy(max_age=0), statuses=(404, 503))
+@api_handler(reply=ChannelList, cache=CachePolicy(max_age=0), statuses=(404, 503), api_keys=channel_client_keys)
 def lambda_handler(request: ApiRequest[None, None]) -> Reply:
     """The channel configuration of the stream-authorization component (API key in `x-api-key`)."""
     return Reply(served_configuration(channel_store()), headers=HEADERS)

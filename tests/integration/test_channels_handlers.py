@@ -1,5 +1,6 @@
 """GET /channels and the operator's loader against moto tables made from the template (issue 10)."""
 
+import copy
 import json
 import threading
 
@@ -7,6 +8,7 @@ import pytest
 import yaml
 
 from bench.channel_calls import configuration
+from local.invoke import sample_event
 from local.metering import counting_calls
 from ops.channels_load import main
 from ott.aws import client
@@ -14,7 +16,7 @@ from ott.channels import store as channel_storage
 from ott.channels.service import served_configuration
 from ott.channels.validation import validate_configuration
 from tests.conftest import ROOT, SHARED_DATA
-from tests.integration.conftest import invoke
+from tests.integration.conftest import Context, invoke
 
 DEMO_CHANNELS = ROOT / "local" / "demo" / "channels.yaml"
 TABLE = "ChannelsTable"
@@ -298,3 +300,18 @@ def test_export_writes_a_kept_version_as_a_file_that_loads_back_to_the_same_repl
     assert capsys.readouterr().out.startswith("# version 3 (")
     assert main(["--export", "7", "--table", TABLE]) == 2
     assert "version 7 is not kept" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key_id", ["encoder-demo", "", None])
+def test_a_key_of_another_service_is_403(aws, key_id):
+    """Security review: API Gateway lets any key of the usage plan through; the function serves only its own."""
+    from functions.channels_list.app import lambda_handler
+
+    event = copy.deepcopy(sample_event("channels_list"))
+    event["requestContext"]["identity"]["apiKeyId"] = key_id
+    reply = lambda_handler(event, Context())
+    assert reply["statusCode"] == 403
+    assert json.loads(reply["body"]) == {
+        "error": "forbidden",
+        "error_description": "this API key is not allowed on this route",
+    }

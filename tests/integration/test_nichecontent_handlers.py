@@ -21,6 +21,15 @@ from tests.integration.conftest import Context, invoke
 LINK = "https://cdn.example/niche/demo-0001/index.m3u8"
 
 
+@pytest.fixture(autouse=True)
+def encoders(monkeypatch):
+    """Three encoders, each with its key: the template's list names more than one with commas."""
+    from ott.config import reset_settings
+
+    monkeypatch.setenv("NICHE_CONTENT_API_KEY_IDS", "encoder-demo, encoder-a,encoder-b")
+    reset_settings()
+
+
 def page(p: str | None = "1") -> dict:
     reply = invoke("nichecontent_list", query=None if p is None else {"p": p})
     assert reply["statusCode"] == 200, reply["body"]
@@ -77,6 +86,24 @@ def test_a_page_beyond_500_is_400_and_reads_nothing(demo):
     assert body["error"] == "bad_request"
     assert "at most 500" in body["error_description"]
     assert dict(calls) == {}
+
+
+@pytest.mark.parametrize("function", ["nichecontent_list", "nichecontent_update_status"])
+@pytest.mark.parametrize("key_id", ["stream-authorization-demo", "", None])
+def test_a_key_of_another_service_is_403_and_changes_nothing(demo, function, key_id):
+    """Security review: API Gateway lets any key of the usage plan through; only the encoders' keys pass."""
+    before = niche_store().get("demo-0001")
+    event = copy.deepcopy(sample_event(function))
+    event["queryStringParameters"] = {"status": "failure", "id": "demo-0001"}
+    event["requestContext"]["identity"]["apiKeyId"] = key_id
+    module = __import__(f"functions.{function}.app", fromlist=["lambda_handler"])
+    reply = module.lambda_handler(event, Context())
+    assert reply["statusCode"] == 403
+    assert json.loads(reply["body"]) == {
+        "error": "forbidden",
+        "error_description": "this API key is not allowed on this route",
+    }
+    assert niche_store().get("demo-0001") == before
 
 
 def test_the_demo_has_an_item_in_every_status(demo):

@@ -24,6 +24,7 @@ from pydantic import Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
+from ott.http.apikeys import KeyIds
 from ott.recordstore import ConcurrentChange
 
 CURRENT_KEY = {"pk": {"S": "CURRENT"}, "sk": {"S": "CURRENT"}}
@@ -267,6 +268,13 @@ def version_info(item: dict[str, Any]) -> VersionInfo:
 
 class ChannelSettings(EnvSettings):
     table: str = Field(alias="CHANNELS_TABLE")
+    # The stream-authorization component's API key ids (the template's StreamAuthorizationApiKey).
+    client_key_ids: KeyIds = Field(frozenset(), alias="CHANNELS_API_KEY_IDS")
+
+
+def channel_client_keys() -> frozenset[str]:
+    """The API key ids GET /channels serves."""
+    return load_settings(ChannelSettings).client_key_ids
 
 
 def channel_store() -> DynamoChannelStore:
