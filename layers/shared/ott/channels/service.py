@@ -78,12 +78,19 @@ def publish(store: ChannelStore, valid: ValidConfiguration, source: str, now: da
 
 
 def prune(store: ChannelStore, keep_previous: int = KEEP_PREVIOUS) -> list[int]:
-    """Delete all but the newest `keep_previous + 1` versions; never the current one."""
+    """Delete all but the newest `keep_previous + 1` versions; never the current one, even when a rollback
+    made it current after the pointer was read here (the store refuses that deletion)."""
     current = store.current()
     newest_first = sorted((info.version for info in store.versions()), reverse=True)
-    dropped = [v for v in newest_first[keep_previous + 1 :] if current is None or v != current.version]
-    for version in dropped:
-        store.delete_version(version)
+    dropped = []
+    for version in newest_first[keep_previous + 1 :]:
+        if current is not None and version == current.version:
+            continue
+        try:
+            store.delete_version(version)
+        except ConcurrentChange:
+            continue
+        dropped.append(version)
     return dropped
 
 
