@@ -214,3 +214,14 @@ def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
     assert stored_configuration(store)[1].title == "two"
     with pytest.raises(VersionError, match="version 5 is not kept"):
         stored_configuration(store, 5)
+
+
+def test_the_reply_is_private_and_revalidated_on_every_poll():
+    """GET /channels's whole reply (body and headers) is the domain's; the handler only passes its store."""
+    from ott.channels.service import channel_list_reply
+
+    store = InMemoryChannelStore()
+    publish(store, configuration("polled"), "f.yaml", NOW)
+    reply = channel_list_reply(store)
+    assert reply.body == served_configuration(store)
+    assert reply.headers == {"Content-Type": "application/json; charset=UTF-8", "Cache-Control": "private, no-cache"}
