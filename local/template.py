@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from cfnlint.decode import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
+DEMO_API_KEYS = ROOT / "local" / "demo" / "api_keys.yaml"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 # Parameters the local stack and the tests run with: the fake delivery providers (ott.phoneconfirm.fakes);
@@ -49,6 +51,15 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
     if template is None:
         raise ValueError(f"cannot read {path}: {problems}")
     return template
+
+
+def local_api_key_id(logical_id: str) -> str:
+    """`!Ref` of an API key is its id: locally, the name of the demo key standing for it."""
+    demo = yaml.safe_load(DEMO_API_KEYS.read_text(encoding="utf-8"))
+    ids = [key["name"] for key in demo["keys"] if key.get("resource") == logical_id]
+    if not ids:
+        raise ValueError(f"no key of {DEMO_API_KEYS.name} stands for {logical_id}")
+    return ids[0]
 
 
 class Template:
@@ -112,6 +123,8 @@ class Template:
             return self.queue_url(name)
         if kind in ("AWS::SNS::Topic", "AWS::Serverless::StateMachine"):
             return self.arn(name)
+        if kind == "AWS::ApiGateway::ApiKey":
+            return local_api_key_id(name)
         return self.physical_name(name)
 
     def _get_att(self, resource: str, attribute: str) -> str:

@@ -1,5 +1,6 @@
 """GET /channels and the operator's loader against moto tables made from the template (issue 10)."""
 
+import copy
 import json
 import threading
 
@@ -7,6 +8,7 @@ import pytest
 import yaml
 
 from bench.channel_calls import configuration
+from local.invoke import sample_event
 from local.metering import counting_calls
 from ops.channels_load import main
 from ott.aws import client
@@ -14,7 +16,7 @@ from ott.channels import store as channel_storage
 from ott.channels.service import served_configuration
 from ott.channels.validation import validate_configuration
 from tests.conftest import ROOT, SHARED_DATA
-from tests.integration.conftest import invoke
+from tests.integration.conftest import Context, invoke
 
 DEMO_CHANNELS = ROOT / "local" / "demo" / "channels.yaml"
 TABLE = "ChannelsTable"
@@ -248,6 +250,19 @@ def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_
             except Exception as error:  # any failure is what the test reports
                 seen.append(repr(error))
 
+    # moto is not thread-safe (its transactions least of all): its calls are serialized, the race stays the
+    # service's, between a load's reads and its conditional writes.
+    emulator = threading.Lock()
+    dynamodb = client("dynamodb")
+
+    def before_call(**_: object) -> None:  # a handler that returns a value would replace the call's reply
+        emulator.acquire()
+
+    def after_call(**_: object) -> None:
+        emulator.release()
+
+    dynamodb.meta.events.register("before-call.dynamodb", before_call)
+    dynamodb.meta.events.register("after-call.dynamodb", after_call)
     readers = [threading.Thread(target=reader) for _ in range(2)]
     loaders = [threading.Thread(target=lambda f=f: results.append(load(f))) for f in files[1:]]
     for thread in readers + loaders:
@@ -298,3 +313,59 @@ def test_export_writes_a_kept_version_as_a_file_that_loads_back_to_the_same_repl
     assert capsys.readouterr().out.startswith("# version 3 (")
     assert main(["--export", "7", "--table", TABLE]) == 2
     assert "version 7 is not kept" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key_id", ["encoder-demo", "", None])
+def test_a_key_of_another_service_is_403(aws, key_id):
+    """Security review: API Gateway lets any key of the usage plan through; the function serves only its own."""
+    from functions.channels_list.app import lambda_handler
+
+    event = copy.deepcopy(sample_event("channels_list"))
+    event["requestContext"]["identity"]["apiKeyId"] = key_id
+    reply = lambda_handler(event, Context())
+    assert reply["statusCode"] == 403
+    assert json.loads(reply["body"]) == {
+        "error": "forbidden",
+        "error_description": "this API key is not allowed on this route",
+    }
+
+
+def test_a_rollback_racing_a_prune_never_points_at_a_deleted_version(aws, tmp_path, monkeypatch):
+    """Security review: the prune of a concurrent load deletes the rollback's target after the rollback read it;
+    the pointer's write is one transaction with a check that the version is still kept, so it fails whole
+    and GET /channels keeps serving the current version."""
+    from ott.channels.store import ConcurrentChange
+
+    for n in range(3):
+        document = configuration(5 + n)
+        document["title"] = f"load {n}"
+        assert load(write(tmp_path, f"load-{n}.yaml", document)) == 0
+    store = channel_storage.channel_store()
+    served = invoke("channels_list")["body"]
+    target = next(info for info in store.versions() if info.version == 1)
+    counted = store._chunk_count
+
+    def pruned_meanwhile(version: int) -> int:
+        chunks = counted(version)
+        store.delete_version(version)  # what a concurrent load's prune does
+        return chunks
+
+    monkeypatch.setattr(store, "_chunk_count", pruned_meanwhile)
+    with pytest.raises(ConcurrentChange):
+        store.make_current(target, store.current())
+    assert store.current().version == 3
+    channel_storage.forget_read_replies()
+    reply = invoke("channels_list")
+    assert (reply["statusCode"], reply["body"]) == (200, served)
+
+
+def test_the_current_version_is_never_deleted_even_by_a_prune_that_read_an_older_pointer(aws, tmp_path):
+    from ott.channels.store import ConcurrentChange
+
+    for n in range(2):
+        assert load(write(tmp_path, f"load-{n}.yaml", configuration(5 + n))) == 0
+    store = channel_storage.channel_store()
+    with pytest.raises(ConcurrentChange):
+        store.delete_version(store.current().version)
+    assert sorted(info.version for info in store.versions()) == [1, 2]
+    assert invoke("channels_list")["statusCode"] == 200

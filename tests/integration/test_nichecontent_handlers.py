@@ -23,6 +23,15 @@ pytestmark = pytest.mark.demo_data("nichecontent")
 LINK = "https://cdn.example/niche/demo-0001/index.m3u8"
 
 
+@pytest.fixture(autouse=True)
+def encoders(monkeypatch):
+    """Three encoders, each with its key: the template's list names more than one with commas."""
+    from ott.config import reset_settings
+
+    monkeypatch.setenv("NICHE_CONTENT_API_KEY_IDS", "encoder-demo, encoder-a,encoder-b")
+    reset_settings()
+
+
 def page(p: str | None = "1") -> dict:
     reply = invoke("nichecontent_list", query=None if p is None else {"p": p})
     assert reply["statusCode"] == 200, reply["body"]
@@ -68,6 +77,35 @@ def test_a_malformed_page_is_400_with_an_error_body(demo, p):
     reply = invoke("nichecontent_list", query={"p": p})
     assert reply["statusCode"] == 400
     assert json.loads(reply["body"])["error"] == "bad_request"
+
+
+def test_a_page_beyond_500_is_400_and_reads_nothing(demo):
+    """Security review: p=9999 of a big backlog would read 200,000 rows in hundreds of queries and time out."""
+    with counting_calls(client("dynamodb")) as calls:
+        reply = invoke("nichecontent_list", query={"p": "9999"})
+    assert reply["statusCode"] == 400
+    body = json.loads(reply["body"])
+    assert body["error"] == "bad_request"
+    assert "at most 500" in body["error_description"]
+    assert dict(calls) == {}
+
+
+@pytest.mark.parametrize("function", ["nichecontent_list", "nichecontent_update_status"])
+@pytest.mark.parametrize("key_id", ["stream-authorization-demo", "", None])
+def test_a_key_of_another_service_is_403_and_changes_nothing(demo, function, key_id):
+    """Security review: API Gateway lets any key of the usage plan through; only the encoders' keys pass."""
+    before = niche_store().get("demo-0001")
+    event = copy.deepcopy(sample_event(function))
+    event["queryStringParameters"] = {"status": "failure", "id": "demo-0001"}
+    event["requestContext"]["identity"]["apiKeyId"] = key_id
+    module = __import__(f"functions.{function}.app", fromlist=["lambda_handler"])
+    reply = module.lambda_handler(event, Context())
+    assert reply["statusCode"] == 403
+    assert json.loads(reply["body"]) == {
+        "error": "forbidden",
+        "error_description": "this API key is not allowed on this route",
+    }
+    assert niche_store().get("demo-0001") == before
 
 
 def test_the_demo_has_an_item_in_every_status(demo):
@@ -134,6 +172,25 @@ def test_another_encoder_repeating_a_move_is_409(demo):
     reply = update("encoder-b", status="totranscoder", id="demo-0001")
     assert reply["statusCode"] == 409
     assert "by another request" in json.loads(reply["body"])["error_description"]
+
+
+def test_another_encoder_cannot_move_on_or_finish_an_item_taken_by_the_first(demo):
+    """Issue 10 security review: encoder B must not hijack (finish with its own link, or fail) an item A took."""
+    assert update("encoder-a", status="totranscoder", id="demo-0001")["statusCode"] == 204
+    before = niche_store().get("demo-0001")
+    for query in ({"status": "bytranscoder"}, {"status": "failure"}):
+        reply = update("encoder-b", id="demo-0001", **query)
+        assert reply["statusCode"] == 409
+        assert json.loads(reply["body"]) == {
+            "error": "conflict",
+            "error_description": "item demo-0001 was taken by another encoder: only that encoder updates it",
+        }
+    assert niche_store().get("demo-0001") == before
+    for status in ("bytranscoder", "inprogresing"):
+        assert update("encoder-a", status=status, id="demo-0001")["statusCode"] == 204
+    assert update("encoder-b", status="successfully", id="demo-0001", link=LINK)["statusCode"] == 409
+    assert update("encoder-a", status="successfully", id="demo-0001", link=LINK)["statusCode"] == 204
+    assert history("demo-0001")[-1] == ("successfully", "encoder-a", LINK)
 
 
 def race(encoders: list[str], item_id: str) -> list[int]:
@@ -268,7 +325,7 @@ def test_deep_pages_read_on_across_queries_and_a_page_past_the_end_reads_only_th
         assert [page(p) for p in ("1", "2", "3")] == expected
     assert calls["Query"] > 3
     with counting_calls(client("dynamodb")) as calls:
-        assert page("4294967295")["content_list"] == []
+        assert page("500")["content_list"] == []
     assert dict(calls) == {"Query": 1}
 
 

@@ -68,3 +68,11 @@ def test_an_api_wide_requirement_applies_to_routes_that_do_not_opt_out():
     assert routes["/registry/2/whereami.json"].api_key_required is False
     assert routes["/registry/2/whereami.xml"].api_key_required is True
     assert routes["/channels"].api_key_required is True
+
+
+def test_locally_the_templates_key_ids_are_the_demo_keys_names():
+    """`!Ref StreamAuthorizationApiKey` / `!Ref EncoderApiKey` give each service the id of its own demo key, so
+    the local stack serves each key on its own routes only, as the deployed functions do."""
+    environment = Template().environment()
+    assert environment["CHANNELS_API_KEY_IDS"] == "stream-authorization-demo"
+    assert environment["NICHE_CONTENT_API_KEY_IDS"] == "encoder-demo"

@@ -26,6 +26,21 @@ def listed_ids(stack) -> list[str]:
     return [item["id"] for p in range(1, total // 20 + 2) for item in listing(stack, p)["content_list"]]
 
 
+def test_the_stream_authorization_key_is_refused_on_the_niche_routes(stack):
+    """Security review: a valid key of the usage plan opens only its own service's routes."""
+    stream_key = {"x-api-key": "demo-stream-auth-key"}
+    refused = [
+        requests.get(f"{stack.url}/1/niche-content/list.json", headers=stream_key, timeout=10),
+        requests.post(
+            f"{stack.url}/1/niche-content/updateStatus.json?status=failure&id=demo-0001", headers=stream_key, timeout=10
+        ),
+    ]
+    for reply in refused:
+        assert reply.status_code == 403
+        assert reply.json() == {"error": "forbidden", "error_description": "this API key is not allowed on this route"}
+    assert listing(stack, 1)["total"] >= 1  # the encoder's own key still lists
+
+
 def send(stack, query: str) -> requests.Response:
     """updateStatus with the query string as an encoder writes it (URI-encoding is not required)."""
     return requests.post(f"{stack.url}/1/niche-content/updateStatus.json?{query}", headers=KEY, timeout=10)

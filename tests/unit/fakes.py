@@ -201,12 +201,14 @@ class InMemoryChannelStore:
     def make_current(self, target: VersionInfo, seen: Current | None) -> None:
         while self.before_make_current:
             self.before_make_current.pop(0)()
-        if seen != self.pointer:
-            raise ConcurrentChange("the current version changed meanwhile")
+        if seen != self.pointer or target.version not in self.infos:
+            raise ConcurrentChange("the current version changed, or the version was deleted meanwhile")
         revision = (seen.revision if seen else 0) + 1
         self.pointer = Current(target.version, target.sha256, revision)
 
     def delete_version(self, version: int) -> None:
+        if self.pointer is not None and self.pointer.version == version:
+            raise ConcurrentChange(f"version {version} is current")
         self.infos.pop(version, None)
         self.replies.pop(version, None)
 

@@ -162,6 +162,31 @@ def test_a_load_that_overlaps_a_rollback_does_not_undo_it():
     assert served_title(store) == "one"
 
 
+def test_a_rollback_to_a_version_pruned_meanwhile_changes_nothing():
+    """Security review: a prune deleting the rollback's target between its read and its write must not leave
+    the pointer on a deleted version (GET /channels would be 503 until the next load)."""
+    store = InMemoryChannelStore()
+    for title in ("one", "two", "three"):
+        publish(store, configuration(title), "f.yaml", NOW)
+    store.before_make_current.append(lambda: prune(store, keep_previous=0))
+    with pytest.raises(VersionError):
+        rollback(store, 1)
+    assert served_title(store) == "three"
+    assert [info.version for info in store.versions()] == [3]
+
+
+def test_a_prune_that_read_the_pointer_before_a_rollback_keeps_the_rolled_back_version():
+    store = InMemoryChannelStore()
+    for title in ("one", "two", "three"):
+        publish(store, configuration(title), "f.yaml", NOW)
+    stale = store.current()
+    rollback(store, 1)
+    store.current = lambda: stale  # the prune read the pointer just before the rollback moved it
+    assert prune(store, keep_previous=0) == [2]
+    assert served_title(store) == "one"
+    assert sorted(info.version for info in store.versions()) == [1, 3]
+
+
 def test_a_reply_larger_than_lambda_can_return_is_refused_before_anything_is_written():
     store = InMemoryChannelStore()
     huge = configuration("huge", channels=3000, timeshift_header="X-" + "h" * 2000)
@@ -189,3 +214,14 @@ def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
     assert stored_configuration(store)[1].title == "two"
     with pytest.raises(VersionError, match="version 5 is not kept"):
         stored_configuration(store, 5)
+
+
+def test_the_reply_is_private_and_revalidated_on_every_poll():
+    """GET /channels's whole reply (body and headers) is the domain's; the handler only passes its store."""
+    from ott.channels.service import channel_list_reply
+
+    store = InMemoryChannelStore()
+    publish(store, configuration("polled"), "f.yaml", NOW)
+    reply = channel_list_reply(store)
+    assert reply.body == served_configuration(store)
+    assert reply.headers == {"Content-Type": "application/json; charset=UTF-8", "Cache-Control": "private, no-cache"}

@@ -69,7 +69,7 @@ def test_other_parameters_are_ignored_without_a_link():
     assert read_update({"status": "failure", "id": "film-1", "_": "1712345678"}).status == Status.FAILURE
 
 
-@pytest.mark.parametrize(("p", "page"), [(None, 1), ("1", 1), ("3", 3), ("4294967295", 4294967295)])
+@pytest.mark.parametrize(("p", "page"), [(None, 1), ("1", 1), ("3", 3), ("500", 500)])
 def test_pages_start_at_1(p, page):
     assert ListParams.model_validate({} if p is None else {"p": p}).p == page
 
@@ -78,6 +78,18 @@ def test_pages_start_at_1(p, page):
 def test_a_malformed_page_is_refused(p):
     with pytest.raises(ValidationError):
         ListParams.model_validate({"p": p})
+
+
+@pytest.mark.parametrize("p", ["501", "9999", "4294967295"])
+def test_pages_beyond_500_are_refused_with_the_bound(p):
+    """Security review: a deep page reads every row before it (hundreds of queries); 500 pages = 10,000 items."""
+    with pytest.raises(ValidationError) as caught:
+        ListParams.model_validate({"p": p})
+    assert "at most 500: pages beyond the first 10,000 items are not served" in str(caught.value)
+
+
+def test_the_page_bound_is_in_the_openapi_schema():
+    assert "at most 500" in ListParams.model_json_schema()["properties"]["p"]["description"]
 
 
 def test_the_list_reply_carries_the_status_number(now):

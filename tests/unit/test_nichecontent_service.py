@@ -292,3 +292,17 @@ def test_when_the_queue_looks_at_an_item_again(status, due):
     if status != "awaiting":
         send(store, status, "film-001", at=T0)
     assert due_at(store.items["film-001"].item, POLICY) == due
+
+
+def test_a_sweep_run_is_counted_in_its_metrics(monkeypatch):
+    """The sweeper's handler is one call: the run and its ItemsRetried/ItemsTimedOut metrics are the domain's."""
+    from ott.nichecontent import sweeper
+
+    store = queue(2)
+    send(store, "totranscoder", "film-001")
+    send(store, "failure", "film-002")
+    recorded: dict[str, float] = {}
+    monkeypatch.setattr(sweeper.metrics, "add_metric", lambda name, unit, value: recorded.update({name: value}))
+    counts = sweeper.sweep_and_count(store, POLICY, T0 + timedelta(days=2))
+    assert counts == {"retried": 1, "timed_out": 1}
+    assert recorded == {"ItemsRetried": 1, "ItemsTimedOut": 1}

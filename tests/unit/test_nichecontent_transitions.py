@@ -244,3 +244,48 @@ def test_the_queue_looks_again_at_items_in_work_and_failed_items_with_a_retry_le
 def test_a_failed_item_without_retries_left_is_never_looked_at_again():
     spent = item_in(Status.FAILURE).model_copy(update={"failures": 5, "retry_at": None})
     assert due_at(spent, POLICY) is None
+
+
+MOVES_IN_WORK = [
+    (start, target)
+    for start in (Status.TOTRANSCODER, Status.BYTRANSCODER, Status.INPROGRESING)
+    for target in sorted(SPEC_MOVES[start])
+]
+
+
+@pytest.mark.parametrize(("start", "target"), MOVES_IN_WORK, ids=lambda s: s.label)
+def test_an_item_in_work_is_moved_on_only_by_the_encoder_that_took_it(start, target):
+    """Encoder A took the item: encoder B can neither report its progress, nor finish it with its own
+    link, nor fail it (issue 10 security review: double assignment)."""
+    taken = item_in(start, actor="key-a")
+    with pytest.raises(ImpossibleMove) as caught:
+        apply_update(taken, update(target), T0 + timedelta(minutes=30), POLICY, "key-b")
+    assert caught.value.status == 409
+    assert caught.value.description == "item film-1 was taken by another encoder: only that encoder updates it"
+    moved = apply_update(taken, update(target), T0 + timedelta(minutes=30), POLICY, "key-a")
+    assert (moved.status, moved.last.actor) == (target, "key-a")
+
+
+def test_after_a_retry_the_item_belongs_to_the_encoder_that_takes_it_again():
+    failed = apply_update(
+        item_in(Status.BYTRANSCODER, actor="key-a"), update(Status.FAILURE), T0 + timedelta(minutes=5), POLICY, "key-a"
+    )
+    retaken = apply_update(
+        retry_by_operator(failed, T0 + timedelta(hours=1)),
+        update(Status.TOTRANSCODER),
+        T0 + timedelta(hours=2),
+        POLICY,
+        "key-b",
+    )
+    assert (
+        apply_update(retaken, update(Status.BYTRANSCODER), T0 + timedelta(hours=3), POLICY, "key-b").status
+        == Status.BYTRANSCODER
+    )
+    with pytest.raises(ImpossibleMove):
+        apply_update(retaken, update(Status.BYTRANSCODER), T0 + timedelta(hours=3), POLICY, "key-a")
+
+
+def test_the_queue_times_out_an_item_in_work_whoever_took_it():
+    taken = item_in(Status.INPROGRESING, actor="key-a")
+    failed = time_out(taken, taken.status_since + POLICY.work_timeout, POLICY)
+    assert (failed.status, failed.last.cause) == (Status.FAILURE, Cause.TIMEOUT)

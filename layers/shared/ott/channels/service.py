@@ -7,9 +7,13 @@ from ott.channels.models import ChannelList
 from ott.channels.store import ChannelStore, CorruptVersion, VersionInfo, digest
 from ott.channels.validation import ConfigurationError, ValidConfiguration
 from ott.errors import DependencyUnavailable, NotFound
-from ott.http.reply import render
+from ott.http.reply import CONTENT_TYPES, render
+from ott.http.request import Reply
 from ott.recordstore import ConcurrentChange
 
+# The component polls: a strong ETag and 304 save the body; `private, no-cache`, as the reply holds internal
+# paths that no shared cache may keep, and each poll must ask whether the configuration changed.
+HEADERS = {"Content-Type": CONTENT_TYPES["json"], "Cache-Control": "private, no-cache"}
 # Lambda returns at most 6 MB to API Gateway; the rest is headroom for headers and the proxy envelope.
 MAX_REPLY_BYTES = 5_000_000
 # Versions kept besides the newest (the issue asks for at least ten); the current one is always kept.
@@ -37,6 +41,11 @@ def served_configuration(store: ChannelStore) -> str:
     if served is None:
         raise NoConfiguration("no channel configuration has been loaded")
     return served[1]
+
+
+def channel_list_reply(store: ChannelStore) -> Reply:
+    """GET /channels: the current configuration as stored, with the headers of a polled private reply."""
+    return Reply(served_configuration(store), headers=HEADERS)
 
 
 def reply_text(channel_list: ChannelList) -> str:
@@ -78,12 +87,19 @@ def publish(store: ChannelStore, valid: ValidConfiguration, source: str, now: da
 
 
 def prune(store: ChannelStore, keep_previous: int = KEEP_PREVIOUS) -> list[int]:
-    """Delete all but the newest `keep_previous + 1` versions; never the current one."""
+    """Delete all but the newest `keep_previous + 1` versions; never the current one, even when a rollback
+    made it current after the pointer was read here (the store refuses that deletion)."""
     current = store.current()
     newest_first = sorted((info.version for info in store.versions()), reverse=True)
-    dropped = [v for v in newest_first[keep_previous + 1 :] if current is None or v != current.version]
-    for version in dropped:
-        store.delete_version(version)
+    dropped = []
+    for version in newest_first[keep_previous + 1 :]:
+        if current is not None and version == current.version:
+            continue
+        try:
+            store.delete_version(version)
+        except ConcurrentChange:
+            continue
+        dropped.append(version)
     return dropped
 
 

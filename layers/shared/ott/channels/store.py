@@ -24,6 +24,7 @@ from pydantic import Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
+from ott.http.apikeys import KeyIds
 from ott.recordstore import ConcurrentChange
 
 CURRENT_KEY = {"pk": {"S": "CURRENT"}, "sk": {"S": "CURRENT"}}
@@ -165,7 +166,9 @@ class DynamoChannelStore:
         )
 
     def make_current(self, target: VersionInfo, seen: Current | None) -> None:
-        """Point at `target` if the pointer is still `seen` (None: there was none); else ConcurrentChange."""
+        """Point at `target` if the pointer is still `seen` (None: there was none) and `target` is still kept,
+        in one transaction: a prune deleting the version meanwhile cannot leave the pointer on it (it deletes
+        the manifest first). Else ConcurrentChange."""
         chunks = self._chunk_count(target.version)
         condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(pk)"}
         if seen is not None:
@@ -173,24 +176,47 @@ class DynamoChannelStore:
                 "ConditionExpression": "revision = :seen",
                 "ExpressionAttributeValues": {":seen": {"N": str(seen.revision)}},
             }
+        pointer = {
+            **CURRENT_KEY,
+            "version": {"N": str(target.version)},
+            "sha256": {"S": target.sha256},
+            "chunks": {"N": str(chunks)},
+            "revision": {"N": str((seen.revision if seen else 0) + 1)},
+        }
+        kept = {
+            "TableName": self._table,
+            "Key": self._manifest_key(target.version),
+            "ConditionExpression": "attribute_exists(pk)",
+        }
         try:
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    **CURRENT_KEY,
-                    "version": {"N": str(target.version)},
-                    "sha256": {"S": target.sha256},
-                    "chunks": {"N": str(chunks)},
-                    "revision": {"N": str((seen.revision if seen else 0) + 1)},
-                },
-                **condition,
+            self._client.transact_write_items(
+                TransactItems=[
+                    {"ConditionCheck": kept},
+                    {"Put": {"TableName": self._table, "Item": pointer, **condition}},
+                ]
             )
-        except self._client.exceptions.ConditionalCheckFailedException:
-            raise ConcurrentChange("the current version changed meanwhile") from None
+        except self._client.exceptions.TransactionCanceledException:
+            raise ConcurrentChange(f"the current version changed, or version {target.version} was deleted") from None
 
     def delete_version(self, version: int) -> None:
-        """The manifest first, so that a version is never listed without its chunks."""
-        self._client.delete_item(TableName=self._table, Key=self._manifest_key(version))
+        """The manifest first, so that a version is never listed without its chunks, and only while the
+        pointer is elsewhere (one transaction): a rollback that landed meanwhile keeps its version.
+        ConcurrentChange when the version is current."""
+        elsewhere = {
+            "TableName": self._table,
+            "Key": CURRENT_KEY,
+            "ConditionExpression": "attribute_not_exists(pk) OR version <> :version",
+            "ExpressionAttributeValues": {":version": {"N": str(version)}},
+        }
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {"ConditionCheck": elsewhere},
+                    {"Delete": {"TableName": self._table, "Key": self._manifest_key(version)}},
+                ]
+            )
+        except self._client.exceptions.TransactionCanceledException:
+            raise ConcurrentChange(f"version {version} is current") from None
         for chunk in self._chunk_keys(version):
             self._client.delete_item(TableName=self._table, Key=chunk)
 
@@ -267,6 +293,13 @@ def version_info(item: dict[str, Any]) -> VersionInfo:
 
 class ChannelSettings(EnvSettings):
     table: str = Field(alias="CHANNELS_TABLE")
+    # The stream-authorization component's API key ids (the template's StreamAuthorizationApiKey).
+    client_key_ids: KeyIds = Field(frozenset(), alias="CHANNELS_API_KEY_IDS")
+
+
+def channel_client_keys() -> frozenset[str]:
+    """The API key ids GET /channels serves."""
+    return load_settings(ChannelSettings).client_key_ids
 
 
 def channel_store() -> DynamoChannelStore:

@@ -2,7 +2,7 @@
 request parsing, reply shaping and the error map."""
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +10,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
 from ott.errors import DomainError, InsufficientScope, Unauthenticated
+from ott.http.apikeys import require_api_key
 from ott.http.caching import CachePolicy, conditional
 from ott.http.errors import error_reply, internal_error_reply
 from ott.http.reply import render
@@ -51,9 +52,11 @@ def api_handler(
     statuses: tuple[int, ...] = (),
     error_vocabulary: Callable[[DomainError], DomainError] | None = None,
     cache: CachePolicy | None = None,
+    api_keys: Callable[[], Collection[str]] | None = None,
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
     """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints);
-    `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match."""
+    `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match;
+    `api_keys` gives the API key ids a machine route serves (any other key is 403 `forbidden`)."""
 
     def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
         @functools.wraps(handle)
@@ -62,6 +65,8 @@ def api_handler(
             try:
                 if scope is not None:
                     require_scope(event, scope)
+                if api_keys is not None:
+                    require_api_key(event, api_keys)
                 request = ApiRequest.parse(event, fmt, params, payload, payload_format)
                 result = handle(request)
                 if not isinstance(result, Reply):
@@ -89,7 +94,7 @@ def api_handler(
             success_status,
             payload_format,
             content_type,
-            statuses,
+            statuses + ((403,) if api_keys is not None else ()),
             scope,
             cache,
         )

@@ -3,10 +3,19 @@
 from collections.abc import Mapping
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
 
 from ott.nichecontent.errors import MalformedUpdate
-from ott.nichecontent.models import ItemId, Status, WebAddress
+from ott.nichecontent.models import PAGE_SIZE, ItemId, Status, WebAddress
 from ott.wire import Id, problems_of
 
 # The values updateStatus takes (spec document 3, section 4.B): never `awaiting`.
@@ -20,10 +29,35 @@ def update_status(value: object) -> Status:
     return status
 
 
+# The deepest page served (10,000 items, the registry's offset bound): DynamoDB has no offset, so a page
+# costs a read of every row before it, and a deeper one would be hundreds of queries (docs/decisions.md).
+MAX_PAGE = 500
+
+
+def served_page(page: int) -> int:
+    if page > MAX_PAGE:
+        raise ValueError(f"at most {MAX_PAGE}: pages beyond the first {MAX_PAGE * PAGE_SIZE:,} items are not served")
+    return page
+
+
+Page = Annotated[
+    Id,
+    Field(ge=1),
+    AfterValidator(served_page),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^[0-9]+$",
+            "description": f"the page, from 1, {PAGE_SIZE} items a page; at most {MAX_PAGE}",
+        }
+    ),
+]
+
+
 class ListParams(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    p: Annotated[Id, Field(ge=1)] = 1
+    p: Page = 1
 
 
 class StatusUpdate(BaseModel):

@@ -6,10 +6,11 @@ returns the item after the move, or None when the move was just made and there i
 
 Encoders make the moves to the right by `updateStatus`. An encoder resends until it gets a 2xx, so the
 move an item has just made, asked again by the same encoder, is accepted and changes nothing; asked by
-another encoder it is refused: of two encoders taking one item, exactly one wins. A failure reported again
-changes nothing, whoever reports it. Back to awaiting only by a retry: the queue's own, after a delay that
-doubles with each failure up to a limit of retries, or an operator's, which also resets that count. An
-item in work for longer than the work timeout without any update fails.
+another encoder it is refused: of two encoders taking one item, exactly one wins. An item in work moves
+on (or fails) only by updates of the encoder that took it; the queue's timeout and an operator's retry are
+not updates. A failure reported again changes nothing, whoever reports it. Back to awaiting only by a
+retry: the queue's own, after a delay that doubles with each failure up to a limit of retries, or an
+operator's, which also resets that count. An item in work for longer than the work timeout without any update fails.
 """
 
 from dataclasses import dataclass
@@ -62,6 +63,8 @@ def apply_update(
         if item.status == Status.FAILURE or (item.last.actor == actor and item.link == update.link):
             return None
         raise ImpossibleMove(f"item {item.id} is already {item.status.label}, by another request")
+    if item.status in IN_WORK and actor != taker(item):
+        raise ImpossibleMove(f"item {item.id} was taken by another encoder: only that encoder updates it")
     allowed = MOVES.get(item.status, frozenset())
     if update.status not in allowed:
         goes = " or ".join(status.label for status in sorted(allowed)) or "nowhere by an update"
@@ -69,6 +72,11 @@ def apply_update(
     if update.status == Status.FAILURE:
         return failed(item, now, policy, Cause.UPDATE, actor)
     return item.moved(update.status, now, Cause.UPDATE, actor=actor, link=update.link)
+
+
+def taker(item: NicheItem) -> str | None:
+    """The encoder that took the item into work last (its latest `totranscoder`)."""
+    return next((entry.actor for entry in reversed(item.history) if entry.status == Status.TOTRANSCODER), None)
 
 
 def retry_by_operator(item: NicheItem, now: datetime) -> NicheItem | None:
