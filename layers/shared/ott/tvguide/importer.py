@@ -82,7 +82,7 @@ class DayWriter:
 def cyclic_gc_paused() -> Iterator[None]:
     """Mapping makes no reference cycles that grow with the guide (a few dozen objects per import, freed
     afterwards), but it keeps thousands of telecasts, shows and channels alive, which the cycle collector
-    would go over again and again: a seventh of the mapping's time."""
+    would go over again and again: about a seventh of the import's time."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
