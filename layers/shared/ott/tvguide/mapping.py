@@ -141,8 +141,16 @@ IMAGE_PROFILES: dict[str | None, Profile] = {
 
 def derived_id(bits: int, *key: str) -> int:
     """A number in [1, 2**bits) that depends only on `key`: the same guide gives the same ids, in any stack."""
-    digest = hashlib.blake2b("\x1f".join(key).encode(), digest_size=8, person=b"ott-tvguide").digest()
-    return int.from_bytes(digest, "big") % (2**bits - 1) + 1
+    *common, own = key
+    digest = _hasher(*common).copy()
+    digest.update(own.encode())
+    return int.from_bytes(digest.digest(), "big") % (2**bits - 1) + 1
+
+
+@lru_cache(maxsize=4096)
+def _hasher(*common: str) -> "hashlib.blake2b":
+    """The hash of a key's common part ("telecast", zone, channel alias), computed once, not for every programme."""
+    return hashlib.blake2b("".join(f"{part}\x1f" for part in common).encode(), digest_size=8, person=b"ott-tvguide")
 
 
 def channel_id_of(alias: str) -> int:
@@ -150,20 +158,15 @@ def channel_id_of(alias: str) -> int:
 
 
 def show_id_of(title: str) -> int:
-    return derived_id(SHOW_ID_BITS, "show", fold(title))
+    return _show_id(fold(title))
+
+
+def _show_id(key: str) -> int:
+    return derived_id(SHOW_ID_BITS, "show", key)
 
 
 def telecast_id_of(zone: str, alias: str, start: datetime) -> int:
-    """derived_id(TELECAST_ID_BITS, "telecast", zone, alias, <start second>), the key's common part hashed once
-    per channel: this runs for every programme of a guide."""
-    digest = _telecast_hasher(zone, alias).copy()
-    digest.update(str(int(start.timestamp())).encode())
-    return int.from_bytes(digest.digest(), "big") % (2**TELECAST_ID_BITS - 1) + 1
-
-
-@lru_cache(maxsize=4096)
-def _telecast_hasher(zone: str, alias: str) -> "hashlib.blake2b":
-    return hashlib.blake2b("\x1f".join(("telecast", zone, alias, "")).encode(), digest_size=8, person=b"ott-tvguide")
+    return derived_id(TELECAST_ID_BITS, "telecast", zone, alias, str(int(start.timestamp())))
 
 
 @lru_cache(maxsize=1024)  # guides repeat a few words; the Category is shared, never changed
@@ -305,9 +308,7 @@ class GuideMapper:
             if programme.length is None:
                 self._skip(SkipReason.OPEN_END, programme, "no stop, no length and no programme after it")
             else:
-                telecast = self._telecast(programme, programme.length)
-                if telecast is not None:
-                    yield telecast
+                yield self._telecast(programme, programme.start + timedelta(seconds=programme.length))
         self.report.shows = len(self.shows)
 
     def _channel(self, item: XmltvChannel) -> GuideChannel | None:
@@ -334,95 +335,102 @@ class GuideMapper:
         self.report.channels += 1
         return channel
 
-    def _programme(self, programme: XmltvProgramme) -> Iterator[GuideTelecast]:
-        alias = programme.channel
+    def _programme(self, programme: XmltvProgramme) -> tuple[GuideTelecast, ...]:
+        """The telecasts this programme completes: usually itself, also the one before it when that one had
+        no stop; none when the programme is left out or waits for the next one to end."""
+        alias, start, stop = programme.channel, programme.start, programme.stop
         if alias not in self.channels:
             if alias in self._rejected:
                 self._skip(SkipReason.ID_COLLISION, programme, "its channel was left out")
             else:
                 self._skip(SkipReason.UNDECLARED_CHANNEL, programme, "no <channel> with this id before it")
-            return
-        if programme.stop is not None and programme.stop <= programme.start:
-            self._skip(SkipReason.STOP_NOT_AFTER_START, programme, f"stop {programme.stop:%Y-%m-%d %H:%M:%S}Z")
-            return
+            return ()
+        if stop is not None and stop <= start:
+            self._skip(SkipReason.STOP_NOT_AFTER_START, programme, f"stop {stop:%Y-%m-%d %H:%M:%S}Z")
+            return ()
         pending = self._pending.get(alias)
         if pending is not None:
-            if programme.start <= pending.start:
+            if start <= pending.start:
                 self._skip(SkipReason.OVERLAP, programme, f"starts before the programme of line {pending.line}")
-                return
+                return ()
             del self._pending[alias]
-            telecast = self._telecast(pending, int((programme.start - pending.start).total_seconds()))
-            if telecast is not None:
-                yield telecast
-        elif alias in self._ends and programme.start < self._ends[alias]:
-            self._skip(SkipReason.OVERLAP, programme, f"the previous programme ends {self._ends[alias]:%H:%M:%S}Z")
-            return
-        if programme.stop is None:
+            before = self._telecast(pending, start)
+            if stop is None:
+                self._pending[alias] = programme
+                return (before,)
+            return before, self._telecast(programme, stop)
+        end = self._ends.get(alias)
+        if end is not None and start < end:
+            self._skip(SkipReason.OVERLAP, programme, f"the previous programme ends {end:%H:%M:%S}Z")
+            return ()
+        if stop is None:
             self._pending[alias] = programme
-            return
-        telecast = self._telecast(programme, int((programme.stop - programme.start).total_seconds()))
-        if telecast is not None:
-            yield telecast
+            return ()
+        return (self._telecast(programme, stop),)
 
-    def _telecast(self, programme: XmltvProgramme, duration: int) -> GuideTelecast | None:
+    def _telecast(self, programme: XmltvProgramme, end: datetime) -> GuideTelecast:
         channel = self.channels[programme.channel]
-        self._ends[channel.alias] = programme.start + timedelta(seconds=duration)
+        start = programme.start
+        self._ends[channel.alias] = end
         titles = by_language(programme.titles)
-        categories = [self._category(text) for text in programme.categories]
+        categories = [self._category(word) for _, word in programme.categories]
         if len(categories) > 1:
             categories = list({(c.type, c.title): c for c in categories}.values())
+        age = self._age(programme.ratings) if programme.ratings else None
         telecast = GuideTelecast(
-            id=telecast_id_of(self.zone, channel.alias, programme.start),
+            id=telecast_id_of(self.zone, channel.alias, start),
             zone=self.zone,
             alias=channel.alias,
             channel_id=channel.channel_id,
-            start=programme.start,
-            duration=duration,
+            start=start,
+            duration=int((end - start).total_seconds()),
             titles=titles,
             descriptions=by_language(programme.descriptions),
             categories=categories,
-            age_restriction=self._age(programme),
-            url=self._url(programme.urls),
-            images=self._images(programme.images),
+            age_restriction=age,
+            url=self._url(programme.urls) if programme.urls else None,
+            images=self._images(programme.images) if programme.images else [],
             show_id=None,
         )
-        telecast.show_id = self._show(telecast, programme)
-        channel.age_restriction = _older(channel.age_restriction, telecast.age_restriction)
+        if programme.titles:
+            telecast.show_id = self._show(telecast, programme.titles[0][1])
+        else:
+            self.report.untitled += 1
+        if age is not None:
+            channel.age_restriction = _older(channel.age_restriction, age)
         for category in categories:
             channel.categories.setdefault((category.type, category.title), category)
         self.report.telecasts += 1
         return telecast
 
-    def _show(self, telecast: GuideTelecast, programme: XmltvProgramme) -> int | None:
-        if not programme.titles:
-            self.report.untitled += 1
-            return None
-        title = programme.titles[0][1]
+    def _show(self, telecast: GuideTelecast, title: str) -> int | None:
         show = self._show_by_title.get(title)
         if show is None:
-            number, key = show_id_of(title), fold(title)
+            key = fold(title)
+            number = _show_id(key)
             show = self.shows.setdefault(number, GuideShow(id=number, key=key, titles=dict(telecast.titles)))
             if show.key != key:
                 self.report.show_id_collisions[title] += 1
                 return None
             self._show_by_title[title] = show
         show.channel_ids.add(telecast.channel_id)
-        show.age_restriction = _older(show.age_restriction, telecast.age_restriction)
+        if telecast.age_restriction is not None:
+            show.age_restriction = _older(show.age_restriction, telecast.age_restriction)
         for lang, text in telecast.titles.items():
             show.titles.setdefault(lang, text)
         show.url = show.url or telecast.url
         show.images = show.images or telecast.images
         return show.id
 
-    def _category(self, text: tuple[str | None, str]) -> Category:
-        category = category_of(text[1])
+    def _category(self, word: str) -> Category:
+        category = category_of(word)
         if category.type is None:
-            self.report.unmapped_categories[text[1]] += 1
+            self.report.unmapped_categories[word] += 1
         return category
 
-    def _age(self, programme: XmltvProgramme) -> int | None:
+    def _age(self, ratings: list[tuple[str | None, str]]) -> int | None:
         age = None
-        for _, value in programme.ratings:
+        for _, value in ratings:
             found = age_of_rating(value)
             if found is None:
                 self.report.unknown_ratings[value] += 1
@@ -433,15 +441,13 @@ class GuideMapper:
         kept: dict[tuple[Profile, str], TelecastImage] = {}
         for image in images:
             profile = IMAGE_PROFILES.get(image.kind)
-            location = web_url(image.url)
             if profile is None:
                 continue
+            location = web_url(image.url)
             if location is None:
                 self.report.unusable_urls[image.url[:200]] += 1
             elif (profile, location) not in kept:
-                kept[(profile, location)] = TelecastImage(
-                    profile=profile, width=image.width, height=image.height, location=location
-                )
+                kept[(profile, location)] = _telecast_image(profile, location, image.width, image.height)
         return list(kept.values())
 
     def _url(self, candidates: list[str]) -> str | None:
@@ -454,6 +460,13 @@ class GuideMapper:
     def _skip(self, reason: SkipReason, programme: XmltvProgramme, detail: str) -> None:
         start = f"{programme.start:%Y-%m-%d %H:%M:%S}Z"
         self.report.skip(Skipped(reason, programme.line, programme.channel, start, detail))
+
+
+def _telecast_image(profile: Profile, location: str, width: int | None, height: int | None) -> TelecastImage:
+    # Most guides give no size: validating two fields rather than four saves a quarter of the image's cost.
+    if width is None and height is None:
+        return TelecastImage(profile=profile, location=location)
+    return TelecastImage(profile=profile, location=location, width=width, height=height)
 
 
 def _older(age: int | None, other: int | None) -> int | None:

@@ -92,6 +92,27 @@ XmltvItem = XmltvChannel | XmltvProgramme | Skipped
 def parse_time(text: str) -> datetime:
     """An XMLTV time ('YYYYMMDDhhmmss +HHMM', seconds or minutes optional) as a UTC instant.
     Without an offset the time is UTC, as the DTD says."""
+    # The form grabbers write ('20241215210000 +0300') is read by slicing from the start of its day, which
+    # is cached: this runs for every programme.
+    if len(text) == 20 and text.isascii() and text[:14].isdigit():
+        hour, minute, second = int(text[8:10]), int(text[10:12]), int(text[12:14])
+        if hour < 24 and minute < 60 and second < 60 and (midnight := _day_start(text[:8], text[14:])):
+            return midnight + timedelta(0, hour * 3600 + minute * 60 + second)
+    return _parse_any_time(text)
+
+
+@lru_cache(maxsize=1024)
+def _day_start(day: str, offset: str) -> datetime | None:
+    """Where the day 'YYYYMMDD' begins at the offset ' +HHMM', as a UTC instant; None unless both are valid."""
+    if offset[:2] not in (" +", " -") or not offset[2:].isdigit():
+        return None
+    try:
+        return _parse_any_time(day + offset)
+    except ValueError:
+        return None
+
+
+def _parse_any_time(text: str) -> datetime:
     match = TIME.fullmatch(text)
     if match is None:
         raise ValueError(f"not an XMLTV time: {text[:40]!r}")
