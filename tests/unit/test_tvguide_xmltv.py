@@ -114,7 +114,19 @@ def test_xmltv_times(text, instant):
 
 
 @pytest.mark.parametrize(
-    "text", ["", "yesterday", "2021-03-10 09:50", "20211310095000", "20210310256000", "20210310095000 +2500", "2021031"]
+    "text",
+    [
+        "",
+        "yesterday",
+        "2021-03-10 09:50",
+        "20211310095000",
+        "20210310256000",
+        "20210310095000 +2500",
+        "2021031",
+        "00010101000000 +1400",  # before the calendar begins, in UTC
+        "99991231230000 -1400",  # after it ends
+        "22000101000000",  # a stop that would make a duration no uint32 holds
+    ],
 )
 def test_unreadable_times(text):
     with pytest.raises(ValueError):

@@ -88,6 +88,11 @@ class XmltvProgramme:
 XmltvItem = XmltvChannel | XmltvProgramme | Skipped
 
 
+# Times outside these years are typing mistakes, and near the ends of the calendar they overflow it; within
+# them, no programme lasts longer than a Telecast's uint32 duration can say.
+FIRST_YEAR, LAST_YEAR = 1970, 2100
+
+
 @lru_cache(maxsize=4096)  # a programme's stop is the next one's start
 def parse_time(text: str) -> datetime:
     """An XMLTV time ('YYYYMMDDhhmmss +HHMM', seconds or minutes optional) as a UTC instant.
@@ -117,6 +122,8 @@ def _parse_any_time(text: str) -> datetime:
     if match is None:
         raise ValueError(f"not an XMLTV time: {text[:40]!r}")
     year, month, day, hour, minute, second, sign, off_hours, off_minutes = match.groups()
+    if not FIRST_YEAR <= int(year) <= LAST_YEAR:
+        raise ValueError(f"not a year of a programme guide: {text[:40]!r}")
     offset = timedelta()
     if sign is not None:
         offset = timedelta(hours=int(off_hours), minutes=int(off_minutes))
