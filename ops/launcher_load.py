@@ -23,7 +23,7 @@ from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, local_endpoint, output
 from ott.launcher.block import BlockError, LauncherBlock
 from ott.launcher.guide import SummariesLookup, programme_guide
-from ott.launcher.service import check_block, load_block
+from ott.launcher.service import SnapshotNotSaved, check_block, load_block
 from ott.launcher.store import DynamoLauncherStore
 
 
@@ -64,12 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     guide = guide_of(args)
+    snapshot_problem = None
     try:
         if args.check:
             block = check_block(read_block(args.file), guide)
         else:
             dynamodb = aws_client(args, "dynamodb")
             block = load(args.file, output(args, "LauncherTableName"), dynamodb, guide, datetime.now(UTC))
+    except SnapshotNotSaved as error:  # the block is loaded all the same: say so first
+        block, snapshot_problem = error.done.block, str(error)
     except BlockError as error:
         print(error, file=sys.stderr)
         if guide.unavailable:
@@ -79,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'valid' if args.check else 'loaded'}: {len(block.posters)} posters, {waiting} marked for pre-moderation")
     if guide.unavailable:
         print(f"programme guide unavailable ({guide.unavailable}): posters keep what the file gives them")
+    if snapshot_problem:
+        print(f"{snapshot_problem} (the next hourly snapshot takes it)", file=sys.stderr)
+        return 1
     return 0
 
 

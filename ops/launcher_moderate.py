@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from ops.target import add_target, aws_client, output
 from ott.errors import DomainError
 from ott.launcher.selection import valid_approval
-from ott.launcher.service import approve_poster
+from ott.launcher.service import SnapshotNotSaved, approve_poster
 from ott.launcher.store import DynamoLauncherStore
 from ott.recordstore import ConcurrentChange
 
@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     moderator = args.by or getpass.getuser()
     try:
         approval = approve_poster(store, args.poster_id, moderator, datetime.now(UTC))
+        snapshot_problem = None
+    except SnapshotNotSaved as error:  # the approval is recorded all the same: say so first
+        approval, snapshot_problem = error.done, str(error)
     except DomainError as error:
         print(error.description, file=sys.stderr)
         return 2
@@ -51,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         print("the block changed meanwhile; look at it again and retry", file=sys.stderr)
         return 2
     print(f"poster {approval.poster_id} approved by {approval.approved_by} at {approval.approved_at.isoformat()}")
+    if snapshot_problem:
+        print(f"{snapshot_problem} (the next hourly snapshot takes it)", file=sys.stderr)
+        return 1
     return 0
 
 

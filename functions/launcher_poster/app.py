@@ -4,10 +4,9 @@ from datetime import UTC, datetime
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest, Reply
-from ott.launcher.api import CACHE, as_reply, caller_of
+from ott.launcher.api import CACHE, caller_of, poster_reply
 from ott.launcher.models import Poster
 from ott.launcher.params import PosterParams
-from ott.launcher.service import answer_poster
 from ott.launcher.store import launcher_store
 from ott.registry.location import registry_store
 from ott.wire import FORMATS
@@ -16,5 +15,4 @@ from ott.wire import FORMATS
 @api_handler(params=PosterParams, reply=Poster, formats=FORMATS, cache=CACHE, statuses=(401, 403, 404))
 def lambda_handler(request: ApiRequest[PosterParams, None]) -> Reply:
     """A collection (`id`) with its attached and related posters, as the client is shown them."""
-    shown = answer_poster(launcher_store(), registry_store(), caller_of(request), request.params, datetime.now(UTC))
-    return as_reply(shown)
+    return poster_reply(launcher_store(), registry_store(), caller_of(request), request.params, datetime.now(UTC))

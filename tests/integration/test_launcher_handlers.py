@@ -322,7 +322,9 @@ def consume(*events: dict | str) -> dict:
 
 
 def test_the_sample_click_event_is_counted(demo, store):
-    assert consume(json.loads(sample_event("launcher_clicks")["Records"][0]["body"])) == {"batchItemFailures": []}
+    event = json.loads(sample_event("launcher_clicks")["Records"][0]["body"])
+    # The sample's time ages: an event older than its id is remembered breaks the contract.
+    assert consume({**event, "time": datetime.now(UTC).isoformat()}) == {"batchItemFailures": []}
     assert store.readings([1], "q1y3m0v9bJ8cX2d7kL4nP6rS5tU0wZ1aB3cD5eF7gH9")[1].by_hash == {
         "q1y3m0v9bJ8cX2d7kL4nP6rS5tU0wZ1aB3cD5eF7gH9": 1
     }
@@ -342,6 +344,20 @@ def test_an_event_that_breaks_the_contract_goes_back_to_the_queue_alone(demo, st
     reply = consume("not json", click("bad", 0, snapshot), click("ok", 10, snapshot))
     assert reply == {"batchItemFailures": [{"itemIdentifier": "m0"}, {"itemIdentifier": "m1"}]}
     assert store.readings([10], snapshot)[10].total == 1
+
+
+def test_a_click_on_a_poster_not_in_the_block_is_acknowledged_and_counted_nowhere(demo, store):
+    snapshot = "N" * 43
+    assert consume(click("gone-1", 999, snapshot), click("in-1", 10, snapshot)) == {"batchItemFailures": []}
+    assert 999 not in store.all_readings() and store.readings([10], snapshot)[10].total == 1
+
+
+def test_an_event_out_of_the_time_range_goes_back_to_the_queue(demo, store):
+    old = (datetime.now(UTC) - timedelta(days=16)).isoformat()
+    ahead = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    reply = consume(click("old-1", 10, "O" * 43, time=old), click("ahead-1", 10, "O" * 43, time=ahead))
+    assert reply == {"batchItemFailures": [{"itemIdentifier": "m0"}, {"itemIdentifier": "m1"}]}
+    assert not any("O" * 43 in reading.by_hash for reading in store.all_readings().values())
 
 
 def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo, store, monkeypatch):
@@ -439,3 +455,22 @@ def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(de
     assert store.current() == before  # --check writes nothing
     assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 0
     assert ids(invoke("launcher_posters")) == [1]
+
+
+def test_a_load_whose_snapshot_fails_reports_the_load_then_the_snapshot_problem(
+    demo, store, tmp_path, monkeypatch, capsys
+):
+    from ops import launcher_load
+    from ott.launcher.store import SnapshotTooLarge
+
+    def too_large(self, snapshot):
+        raise SnapshotTooLarge("the snapshot is 500000 bytes compressed, above DynamoDB's item limit")
+
+    monkeypatch.setattr(DynamoLauncherStore, "save_snapshot", too_large)
+    valid = tmp_path / "valid.json"
+    valid.write_text(json.dumps({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), encoding="utf-8")
+    assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 1
+    said = capsys.readouterr()
+    assert said.out.startswith("loaded: 1 posters") and "the snapshot was not stored: the snapshot is" in said.err
+    assert ids(invoke("launcher_posters")) == [1]  # the block did change
+    assert launcher_moderate.main(["approve", "7", "--by", "olga", "--table", "LauncherTable"]) == 2  # not in it

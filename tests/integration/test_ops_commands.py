@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from ops import auth_clients, auth_legacy_import, auth_users
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client, Credentials
@@ -32,6 +34,29 @@ def test_a_user_is_created_with_a_password_read_from_the_terminal(aws, monkeypat
     assert auth_users.main(["someone@example.com", "--cid", "42", "--table", "AuthTable"]) == 0
     credentials = auth_store().get(Credentials, "someone@example.com")
     assert credentials.password_hash.startswith("scrypt$") and "correct horse" not in credentials.password_hash
+
+
+def test_an_accounts_staff_scopes_and_home_are_changed_without_a_password(aws, monkeypatch, capsys):
+    from ott.auth.records import Account
+
+    monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
+    target = ["--table", "AuthTable"]
+    assert (
+        auth_users.main(["mod@example.com", "--staff-scope", "launcher_moderation", "--contractor", "1", *target]) == 0
+    )
+    monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: pytest.fail("no password is asked"))
+    assert auth_users.main(["MOD@example.com", "--update", "--territory", "5", "--no-staff-scope", *target]) == 0
+    account_id = auth_store().get(Credentials, "mod@example.com").account_id
+    account = auth_store().get(Account, str(account_id))
+    assert (account.contractor_id, account.territory_id, account.staff_scopes) == (1, 5, [])
+    assert (
+        auth_users.main(["mod@example.com", "--update", "--no-home", "--staff-scope", "launcher_moderation", *target])
+        == 0
+    )
+    account = auth_store().get(Account, str(account_id))
+    assert (account.contractor_id, account.territory_id, account.staff_scopes) == (None, None, ["launcher_moderation"])
+    assert auth_users.main(["nobody@example.com", "--update", "--no-home", *target]) == 2
+    assert "no account signs in as nobody@example.com" in capsys.readouterr().err
 
 
 def test_legacy_tokens_are_imported_and_convert_on_first_refresh(demo, tmp_path, capsys):

@@ -279,15 +279,19 @@ class InMemoryLauncherStore:
             self.block = Current(current.block, current.approvals, current.loaded_at, current.version + 1)
             return self.block
 
-    def count_once(self, click) -> bool:
+    def count_once(self, click):
+        from ott.launcher.clicks import Counted
+
         with self._lock:
             if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
-                return False
+                return Counted.REPEATED
+            if self.block is None or click.poster_id not in {entry.id for entry in self.block.block.posters}:
+                return Counted.NOT_IN_BLOCK
             self.events[click.event_id] = click.forget_event_at
             self.totals[click.poster_id] += 1
             self.hourly.setdefault(click.poster_id, Counter())[click.hour] += 1
             self.by_hash.setdefault(click.poster_id, Counter())[click.snapshot_hash] += 1
-            return True
+            return Counted.COUNTED
 
     def readings(self, poster_ids, snapshot_hash):
         every = self.all_readings()

@@ -252,3 +252,63 @@ def test_using_an_anonymous_account_pushes_its_expiry_forward(world):
     assert world.store.get(Account, account_id) is not None
     for kind, key in [(Account, account_id), (DataTree, account_id), (Family, world.access(reply).family_id)]:
         assert stored(world, kind, key).ttl - world.clock.now >= 365 * DAY, kind
+
+
+def staff_world() -> World:
+    """The staff console's client and a moderator living in territory 3 of contractor 1."""
+    from ott.auth.admin import create_user
+
+    world = World()
+    scopes = ["account", "launcher_moderation"]
+    register_client(world.store, "demo-staff", "Staff", ["refresh_token"], [REDIRECT], scopes, secret="s")
+    create_user(
+        world.store, "mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=scopes[1:]
+    )
+    return world
+
+
+def moderator_id(world: World) -> int:
+    from ott.auth.records import Credentials
+
+    credentials = world.store.get(Credentials, "mod@example.com")
+    assert credentials is not None
+    return credentials.account_id
+
+
+def staff_refresh(world: World, refresh_token: str):
+    form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": "demo-staff"}
+    return world.exchange({**form, "client_secret": "s"})
+
+
+def test_a_refresh_carries_the_accounts_current_staff_scopes_and_home():
+    from ott.auth.admin import update_user
+    from ott.auth.records import Client
+    from ott.auth.sessions import open_family
+
+    world = staff_world()
+    account = world.store.get(Account, str(moderator_id(world)))
+    issued = open_family(world.store.get(Client, "demo-staff"), account, world.clock.now)
+    world.store.commit(issued.changes)
+    assert world.access(issued.reply).scope == "account launcher_moderation"
+    update_user(world.store, "mod@example.com", territory_id=5, staff_scopes=[])  # demoted, and moved
+    refreshed = staff_refresh(world, issued.reply.refresh_token)
+    token = world.access(refreshed)
+    assert (token.scope, token.contractor_id, token.territory_id) == ("account", 1, 5)
+    # A refresh never widens a sign-in: promoted again, the moderator signs in anew to get the scope back.
+    update_user(world.store, "mod@example.com", staff_scopes=["launcher_moderation"])
+    assert world.access(staff_refresh(world, refreshed.refresh_token)).scope == "account"
+
+
+def test_a_legacy_token_converts_with_the_accounts_staff_scopes_and_home():
+    from ott.auth.admin import LegacyToken, import_legacy, update_user
+
+    world = staff_world()
+    scopes = ["account", "launcher_moderation"]
+    import_legacy(world.store, [LegacyToken("v1-staff-token", moderator_id(world), "demo-staff")], scopes)
+    import_legacy(world.store, [LegacyToken("v1-subscriber-token", world.user_id, "demo-staff")], scopes)
+    staff = world.access(staff_refresh(world, "v1-staff-token"))
+    assert (staff.scope, staff.contractor_id, staff.territory_id) == ("account launcher_moderation", 1, 3)
+    subscriber = world.access(staff_refresh(world, "v1-subscriber-token"))
+    assert subscriber.scope == "account"  # the client has the staff scope, the account does not
+    update_user(world.store, "mod@example.com", contractor_id=None, territory_id=None)
+    assert world.access(staff_refresh(world, "v1-staff-token")).contractor_id is None

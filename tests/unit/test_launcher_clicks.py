@@ -7,9 +7,11 @@ import pytest
 from pydantic import ValidationError
 
 from ott.launcher.clicks import (
+    CLOCK_SKEW,
     EVENT_ID_RETENTION,
     ClickEvent,
     ClickReadings,
+    ContractViolation,
     click_of,
     count_daily,
     hour_of,
@@ -66,9 +68,18 @@ def test_a_click_counts_in_the_hour_it_happened_and_its_id_is_remembered_past_an
     assert timedelta(days=14) < EVENT_ID_RETENTION  # SQS keeps a message at most 14 days
 
 
-def test_a_click_from_a_clock_running_ahead_counts_when_it_was_received():
-    click = click_of(event(time="2025-03-02T12:00:00Z"), received_at=NOW)
+def test_a_click_from_a_clock_running_a_little_ahead_counts_when_it_was_received():
+    click = click_of(event(time=(NOW + CLOCK_SKEW).isoformat()), received_at=NOW)
     assert click.hour == HOUR_NOW
+
+
+SECOND = timedelta(seconds=1)
+
+
+@pytest.mark.parametrize("clicked", [NOW + CLOCK_SKEW + SECOND, NOW - EVENT_ID_RETENTION - SECOND])
+def test_a_click_further_ahead_or_older_than_its_id_is_remembered_breaks_the_contract(clicked):
+    with pytest.raises(ContractViolation):
+        click_of(event(time=clicked.isoformat()), received_at=NOW)
 
 
 HOUR_START = datetime(2025, 3, 1, 12, tzinfo=UTC)

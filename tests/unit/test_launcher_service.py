@@ -2,6 +2,7 @@
 counting clicks once, snapshots and their rolling day, loads and approvals (issue 9)."""
 
 import json
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -11,11 +12,14 @@ from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
+from ott.launcher.clicks import ContractViolation, Counted
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.selection import snapshot_hash
 from ott.launcher.service import (
     MODERATOR_SCOPE,
+    SNAPSHOT_HASHES_PER_POSTER,
     Caller,
+    SnapshotNotSaved,
     answer_poster,
     answer_posters,
     approve_poster,
@@ -98,12 +102,14 @@ def click(event_id, poster_id, snapshot, when):
 def test_clicks_are_counted_once_by_event_id_lifetime_daily_and_per_snapshot(launcher, store):
     seen = posters(launcher, store).snapshot_hash
     other = "Z" * 43
-    assert count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW)
-    assert not count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW)  # redelivered
-    assert count_click(launcher, click("b", 3, seen, str(int((NOW - timedelta(hours=25)).timestamp()))), NOW)
-    assert count_click(launcher, click("c", 3, other, (NOW - timedelta(hours=1)).isoformat()), NOW)
-    # A device whose clock runs ahead clicks when its click is received.
-    assert count_click(launcher, click("d", 3, seen, (NOW + timedelta(days=3)).isoformat()), NOW)
+    assert count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW) is Counted.COUNTED
+    assert count_click(launcher, click("a", 3, seen, NOW.isoformat()), NOW) is Counted.REPEATED
+    stamp = str(int((NOW - timedelta(hours=25)).timestamp()))
+    assert count_click(launcher, click("b", 3, seen, stamp), NOW) is Counted.COUNTED
+    assert count_click(launcher, click("c", 3, other, (NOW - timedelta(hours=1)).isoformat()), NOW) is Counted.COUNTED
+    # A device whose clock runs a little ahead clicks when its click is received.
+    ahead = (NOW + timedelta(minutes=5)).isoformat()
+    assert count_click(launcher, click("d", 3, seen, ahead), NOW) is Counted.COUNTED
     shown = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True)
     assert shown.snapshot_hash == seen  # statistics are notes on the posters, outside the hash
     stats = {poster.id: poster.statistics for poster in shown.reply.posters}
@@ -114,6 +120,49 @@ def test_clicks_are_counted_once_by_event_id_lifetime_daily_and_per_snapshot(lau
 def test_an_event_that_breaks_the_contract_is_refused(launcher):
     with pytest.raises(ValueError, match="account_id or a device_id"):
         count_click(launcher, json.dumps({"event_id": "x", "poster_id": 1, "snapshot_hash": "A" * 43, "time": 0}), NOW)
+
+
+def test_a_click_on_a_poster_not_in_the_block_is_acknowledged_and_counted_nowhere(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    assert count_click(launcher, click("x", 999, seen, NOW.isoformat()), NOW) is Counted.NOT_IN_BLOCK
+    assert count_click(InMemoryLauncherStore(), click("y", 3, seen, NOW.isoformat()), NOW) is Counted.NOT_IN_BLOCK
+    assert 999 not in launcher.all_readings()
+
+
+@pytest.mark.parametrize("when", [NOW - timedelta(days=16), NOW + timedelta(hours=1)])
+def test_an_event_older_than_its_id_is_remembered_or_far_in_the_future_breaks_the_contract(launcher, store, when):
+    seen = posters(launcher, store).snapshot_hash
+    with pytest.raises(ContractViolation):
+        count_click(launcher, click("late", 3, seen, when.isoformat()), NOW)
+    assert 3 not in launcher.all_readings()
+
+
+def test_a_snapshot_keeps_only_the_blocks_posters_and_their_most_clicked_hashes(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    for number in range(SNAPSHOT_HASHES_PER_POSTER + 20):  # every client may send a hash of its own
+        count_click(launcher, click(f"e{number}", 3, f"{number:043d}", NOW.isoformat()), NOW)
+    for number in range(3):
+        count_click(launcher, click(f"s{number}", 3, seen, NOW.isoformat()), NOW)
+    launcher.totals[999] += 1  # counted under a block of long ago
+    launcher.hourly[999], launcher.by_hash[999] = Counter(), Counter({seen: 1})
+    snapshot = take_snapshot(launcher, NOW)
+    assert snapshot is not None and set(snapshot.readings) == {3}
+    kept = snapshot.readings[3].by_hash
+    assert len(kept) == SNAPSHOT_HASHES_PER_POSTER and kept[seen] == 3
+    assert snapshot.readings[3].total == SNAPSHOT_HASHES_PER_POSTER + 23
+
+
+def test_a_snapshot_that_fails_after_a_load_or_approval_says_the_change_was_stored(launcher, monkeypatch):
+    def fail(snapshot):
+        raise RuntimeError("item too large")
+
+    monkeypatch.setattr(launcher, "save_snapshot", fail)
+    with pytest.raises(SnapshotNotSaved, match="item too large") as loaded:
+        load_block(launcher, block_document(), FakeGuide(), NOW)
+    assert loaded.value.done == launcher.current() and launcher.current().version == 2
+    with pytest.raises(SnapshotNotSaved) as approved:
+        approve_poster(launcher, 7, "olga", NOW)
+    assert approved.value.done.poster_id == 7 and 7 in launcher.current().approvals
 
 
 def test_a_snapshot_keeps_the_block_and_the_rolling_days_counters(launcher, store):

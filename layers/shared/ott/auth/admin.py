@@ -4,6 +4,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ott.accounts import ConfirmedPhone
 from ott.auth.crypto import hash_password, token_hash
@@ -12,7 +13,7 @@ from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
 from ott.errors import InvalidInput
-from ott.recordstore import created
+from ott.recordstore import changed, created
 from ott.text import unsafe_text
 
 CLIENT_ID = re.compile(r"^[a-z0-9_]+(-[a-z0-9_]+)+$")  # <product>-<platform>, as the registry names clients
@@ -99,6 +100,35 @@ def create_user(
         ]
     )
     return account_id
+
+
+UNCHANGED: Any = object()  # an argument of update_user left as it is
+
+
+def update_user(
+    store: AuthStore,
+    username: str,
+    contractor_id: int | None = UNCHANGED,
+    territory_id: int | None = UNCHANGED,
+    staff_scopes: Iterable[str] | None = None,
+) -> Account:
+    """Change a personal account's home (None: none) or staff scopes (None: as they are; empty: none). Its
+    sign-ins carry the change from their next refresh on; access tokens issued before keep theirs until they
+    expire (an hour by default)."""
+    credentials = store.get(Credentials, username.casefold())
+    account = store.get(Account, str(credentials.account_id)) if credentials else None
+    if account is None:
+        raise InvalidInput(f"no account signs in as {username}")
+    if staff_scopes is not None:
+        if unknown := set(staff_scopes) - STAFF_SCOPES:
+            raise InvalidInput(f"not staff scopes: {sorted(unknown)}")
+        account.staff_scopes = sorted(set(staff_scopes))
+    if contractor_id is not UNCHANGED:
+        account.contractor_id = contractor_id
+    if territory_id is not UNCHANGED:
+        account.territory_id = territory_id
+    store.commit([changed(account)])  # conditional on the version read: a concurrent change is refused
+    return account
 
 
 @dataclass(frozen=True)

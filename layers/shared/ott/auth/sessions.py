@@ -37,10 +37,19 @@ def granted_scope(client: Client, limit: str | None = None) -> str:
     return " ".join(scope for scope in client.scopes if limit is None or scope in limit.split())
 
 
-def account_scope(scope: str, account: Account) -> str:
+def account_scope(scope: str, account: Account | None) -> str:
     """`scope` without the staff scopes the account was not given: a staff console's client has them, but
-    only its staff's sign-ins carry them."""
-    return " ".join(name for name in scope.split() if name not in STAFF_SCOPES or name in account.staff_scopes)
+    only its staff's sign-ins carry them (none without an account record)."""
+    given = account.staff_scopes if account is not None else []
+    return " ".join(name for name in scope.split() if name not in STAFF_SCOPES or name in given)
+
+
+def follow_account(family: Family, client: Client, account: Account | None) -> None:
+    """What a refresh re-reads: the scope the client and the account grant now, within what the sign-in was
+    given (a demoted moderator's next token has no staff scope), and the account's current home."""
+    family.scope = account_scope(granted_scope(client, family.scope), account)
+    if account is not None:
+        family.contractor_id, family.territory_id = account.contractor_id, account.territory_id
 
 
 def sign_in_expiry(account: Account | None, anonymous: bool, now: int) -> int | None:
@@ -59,11 +68,10 @@ def open_family(client: Client, account: Account, now: int, scope: str | None = 
         account_id=account.account_id,
         client_id=client.client_id,
         anonymous=account.anonymous,
-        scope=account_scope(granted_scope(client, scope), account),
+        scope=granted_scope(client, scope),
         expires_at=sign_in_expiry(account, account.anonymous, now),
-        contractor_id=account.contractor_id,
-        territory_id=account.territory_id,
     )
+    follow_account(family, client, account)
     issued = issue(client, family, now, refresh=None)
     issued.changes.append(created(family))
     return issued

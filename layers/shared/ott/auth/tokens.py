@@ -21,7 +21,7 @@ from ott.auth.records import (
 )
 from ott.auth.sessions import (
     Issued,
-    granted_scope,
+    follow_account,
     issue,
     new_account_id,
     open_family,
@@ -165,6 +165,7 @@ def refresh(
     if account is not None and account.lifetime_due(now):  # a refresh is a use: the account lives on
         changes += prolonged(store, account, now)
     family.expires_at = sign_in_expiry(account, family.anonymous, now)
+    follow_account(family, client, account)
     issued = issue(client, family, now, refresh=None)
     store.commit([*changes, *issued.changes, changed(family)])
     return issued.reply
@@ -185,9 +186,10 @@ def convert_legacy(store: AuthStore, client: Client, token: str, legacy: AccessT
         account_id=legacy.account_id,
         client_id=client.client_id,
         anonymous=anonymous,
-        scope=granted_scope(client, legacy.scope),
+        scope=legacy.scope,
         expires_at=sign_in_expiry(account, anonymous, now),
     )
+    follow_account(family, client, account)
     kept = RefreshToken(
         token_hash=legacy.token_hash,
         family_id=family.family_id,

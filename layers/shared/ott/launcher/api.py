@@ -1,9 +1,14 @@
-"""What the launcher's handlers share at the HTTP edge: the caller, and the headers of a reply."""
+"""The launcher's HTTP edge: the caller, and each method's reply with its headers (what a handler calls)."""
+
+from datetime import datetime
 
 from ott.http.caching import NO_STORE, CachePolicy
 from ott.http.request import ApiRequest, Reply
+from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.selection import strong_etag
-from ott.launcher.service import Caller, Shown
+from ott.launcher.service import Caller, Shown, answer_poster, answer_posters
+from ott.launcher.store import LauncherStore
+from ott.registry.location import RegistryStore
 
 # Replies depend on the client's address and token, so only the client's own cache may keep them.
 CACHE = CachePolicy(max_age=60, vary=("Authorization",))
@@ -25,3 +30,17 @@ def as_reply(shown: Shown) -> Reply:
     if shown.taken_at is not None:
         headers[TAKEN_AT_HEADER] = shown.taken_at.isoformat().replace("+00:00", "Z")
     return Reply(shown.reply, 200, headers)
+
+
+def posters_reply(
+    store: LauncherStore, registry: RegistryStore, caller: Caller, params: PostersParams, now: datetime
+) -> Reply:
+    """`posters`: the block as this client is shown it, with its snapshot hash and caching headers."""
+    return as_reply(answer_posters(store, registry, caller, params, now))
+
+
+def poster_reply(
+    store: LauncherStore, registry: RegistryStore, caller: Caller, params: PosterParams, now: datetime
+) -> Reply:
+    """`poster`: a collection as this client is shown it, with its snapshot hash and caching headers."""
+    return as_reply(answer_poster(store, registry, caller, params, now))

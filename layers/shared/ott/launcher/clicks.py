@@ -7,6 +7,7 @@ its clicks, so that a redelivery adds nothing and concurrent consumers lose no i
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import Enum
 from typing import Annotated, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -21,6 +22,8 @@ HOUR = 3600
 DAILY_HOURS = 24
 # Longer than any queue keeps a message (SQS: 14 days at most), so a redelivery always finds the id.
 EVENT_ID_RETENTION = timedelta(days=15)
+# A device clock this far ahead still counts (at the time received); further ahead breaks the contract.
+CLOCK_SKEW = timedelta(minutes=10)
 UINT32_MAX = 2**32 - 1
 
 EventId = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}$")]
@@ -48,6 +51,18 @@ class ClickEvent(BaseModel):
         return self
 
 
+class Counted(Enum):
+    """What the store did with a click."""
+
+    COUNTED = "counted"
+    REPEATED = "repeated"  # its event id was counted before: a redelivery
+    NOT_IN_BLOCK = "not_in_block"  # its poster is not in the block in force: counted nowhere
+
+
+class ContractViolation(ValueError):
+    """An event the contract refuses for what it says, not its shape (a time out of range)."""
+
+
 @dataclass(frozen=True)
 class Click:
     """What one event adds, in one atomic write."""
@@ -64,7 +79,13 @@ def hour_of(moment: datetime) -> int:
 
 
 def click_of(event: ClickEvent, received_at: datetime) -> Click:
-    """A device whose clock runs ahead does not click in the future: its click counts when received."""
+    """A device whose clock runs a little ahead does not click in the future: its click counts when received.
+    An event older than the event ids are remembered could be a replay of one counted already, and one far in
+    the future a wrong clock: both break the contract."""
+    if event.time < received_at - EVENT_ID_RETENTION:
+        raise ContractViolation(f"the event is older than {EVENT_ID_RETENTION.days} days")
+    if event.time > received_at + CLOCK_SKEW:
+        raise ContractViolation(f"the event is more than {CLOCK_SKEW.seconds // 60} minutes in the future")
     return Click(
         event_id=event.event_id,
         poster_id=event.poster_id,
@@ -84,10 +105,11 @@ class ClickReadings:
 
 
 class ClickStore(Protocol):
-    def count_once(self, click: Click) -> bool:
+    def count_once(self, click: Click) -> Counted:
         """In one atomic, conditional write: remember the event id unless it is remembered (and not past its
         `forget_event_at`), and add one to the poster's lifetime count, to its count for `hour` and to its
-        count for `snapshot_hash`. False, with nothing changed, when the event id was already counted."""
+        count for `snapshot_hash`, provided the poster is in the block in force. Nothing changes when the event
+        id was already counted (REPEATED) or the poster is not in the block (NOT_IN_BLOCK)."""
         ...
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
@@ -96,8 +118,8 @@ class ClickStore(Protocol):
         ...
 
 
-def record_click(store: ClickStore, event: ClickEvent, received_at: datetime) -> bool:
-    """Count a delivered event; False when it was a redelivery and counted nothing."""
+def record_click(store: ClickStore, event: ClickEvent, received_at: datetime) -> Counted:
+    """Count a delivered event once, on a poster of the block in force."""
     return store.count_once(click_of(event, received_at))
 
 

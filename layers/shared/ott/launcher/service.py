@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
 from ott.launcher.block import GuideLookup, LauncherBlock, compile_block
-from ott.launcher.clicks import ClickEvent, ClickReadings, daily_hours, record_click, statistics_of
+from ott.launcher.clicks import ClickEvent, ClickReadings, Counted, daily_hours, record_click, statistics_of
 from ott.launcher.models import Poster, PosterList
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.records import Current, Snapshot
@@ -27,10 +29,22 @@ from ott.launcher.selection import (
     with_statistics,
 )
 from ott.launcher.store import LauncherStore
+from ott.observability import logger, metrics
 from ott.registry.location import RegistryStore, locate
 
 # The scope of the launcher's moderators' (staff) tokens: moderation, statistics and time_travel.
 MODERATOR_SCOPE = "launcher_moderation"
+# A snapshot keeps this many snapshot hashes per poster, the most clicked: a snapshot item has a bound
+# (docs/decisions.md) however many hashes clients send.
+SNAPSHOT_HASHES_PER_POSTER = 5
+
+
+class SnapshotNotSaved(Exception):
+    """The load or approval `done` was stored, but the snapshot that should follow it was not."""
+
+    def __init__(self, done: Any, cause: Exception) -> None:
+        super().__init__(f"the snapshot was not stored: {cause}")
+        self.done = done
 
 
 @dataclass(frozen=True)
@@ -151,10 +165,17 @@ def viewer_for(registry: RegistryStore, caller: Caller, block: LauncherBlock) ->
 # Clicks and snapshots
 
 
-def count_click(store: LauncherStore, body: str, received_at: datetime) -> bool:
-    """Count one delivered click event (the contract: docs/launcher-data.md); False for a redelivery.
-    An event that breaks the contract raises: SQS delivers it again, then moves it to the dead-letter queue."""
-    return record_click(store, ClickEvent.model_validate_json(body), received_at)
+def count_click(store: LauncherStore, body: str, received_at: datetime) -> Counted:
+    """Count one delivered click event (the contract: docs/launcher-data.md) once. A click on a poster that is
+    not in the block in force is acknowledged and counted nowhere (logged and measured): counters exist only for
+    the block's posters. An event that breaks the contract (its shape, or a time out of range) raises: SQS
+    delivers it again, then moves it to the dead-letter queue."""
+    event = ClickEvent.model_validate_json(body)
+    outcome = record_click(store, event, received_at)
+    if outcome is Counted.NOT_IN_BLOCK:
+        logger.warning("click on a poster not in the block: dropped", extra={"poster_id": event.poster_id})
+        metrics.add_metric(name="ClicksNotInBlock", unit=MetricUnit.Count, value=1)
+    return outcome
 
 
 def take_snapshot(store: LauncherStore, now: datetime) -> Snapshot | None:
@@ -166,18 +187,28 @@ def take_snapshot(store: LauncherStore, now: datetime) -> Snapshot | None:
 
 
 def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapshot:
+    """The counters of the block's posters only, with their rolling day and their most clicked hashes."""
     window = set(daily_hours(now))
+    ids = {entry.id for entry in current.block.posters}
     readings = {
         poster: ClickReadings(
             total=reading.total,
             hourly={hour: count for hour, count in reading.hourly.items() if hour in window},
-            by_hash=reading.by_hash,
+            by_hash=dict(
+                sorted(reading.by_hash.items(), key=lambda pair: (-pair[1], pair[0]))[:SNAPSHOT_HASHES_PER_POSTER]
+            ),
         )
         for poster, reading in store.all_readings().items()
+        if poster in ids
     }
     snapshot = Snapshot(taken_at=now, block=current.block, approvals=current.approvals, readings=readings)
     store.save_snapshot(snapshot)
     return snapshot
+
+
+def most_clicked(by_hash: Mapping[str, int]) -> dict[str, int]:
+    ranked = sorted(by_hash.items(), key=lambda pair: (-pair[1], pair[0]))
+    return dict(ranked[:SNAPSHOT_HASHES_PER_POSTER])
 
 
 # What operators do
@@ -194,7 +225,7 @@ def load_block(store: LauncherStore, document: object, guide: GuideLookup, now: 
         poster: approval for poster, approval in (previous.approvals if previous else {}).items() if poster in ids
     }
     current = store.replace_block(Current(block, approvals, now, previous.version if previous else 0))
-    snapshot_of(store, current, now)
+    snapshot_after(store, current, now, done=current)
     return current
 
 
@@ -213,5 +244,13 @@ def approve_poster(store: LauncherStore, poster_id: int, moderator: str, now: da
     updated = store.replace_block(
         Current(current.block, {**current.approvals, poster_id: approval}, current.loaded_at, current.version)
     )
-    snapshot_of(store, updated, now)
+    snapshot_after(store, updated, now, done=approval)
     return approval
+
+
+def snapshot_after(store: LauncherStore, current: Current, now: datetime, done: Any) -> None:
+    """The snapshot that follows a change already stored: its failure must not read as the change's."""
+    try:
+        snapshot_of(store, current, now)
+    except Exception as error:  # whatever failed, the change itself is stored
+        raise SnapshotNotSaved(done, error) from error

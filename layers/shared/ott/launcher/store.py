@@ -1,7 +1,8 @@
 """Data access of the launcher: the port the domain uses, its DynamoDB adapter and the factory.
 
 One table, keyed `pk`/`sk`:
-- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes;
+- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes, and
+  its poster ids (`ids`, a number set) that a click's transaction checks;
 - `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day and
   `s#<snapshot hash>` per snapshot; all of a block's counters are one Query of this partition;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
@@ -20,7 +21,7 @@ from pydantic import Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.launcher.clicks import DAILY_HOURS, HOUR, Click, ClickReadings, ClickStore
+from ott.launcher.clicks import DAILY_HOURS, HOUR, Click, ClickReadings, ClickStore, Counted
 from ott.launcher.records import (
     Current,
     Snapshot,
@@ -43,6 +44,12 @@ CONFLICT_RETRIES = 4
 # Hour counters behind the rolling day are dropped by later clicks, this many hours at a time.
 PRUNED_HOURS = 2 * DAILY_HOURS
 HOUR_PREFIX, HASH_PREFIX = "h#", "s#"  # counter attributes: h#<hours since the epoch>, s#<snapshot hash>
+# DynamoDB's item limit; a snapshot beyond it is refused before the write, with its size.
+MAX_ITEM_BYTES = 400 * 1024
+
+
+class SnapshotTooLarge(Exception):
+    """A snapshot that does not fit one item."""
 
 
 class LauncherStore(ClickStore, SnapshotIndex, Protocol):
@@ -108,7 +115,13 @@ class DynamoLauncherStore:
             if current.version == 0
             else {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(current.version)}}}
         )
-        item = {**BLOCK_KEY, "doc": {"S": json.dumps(doc, ensure_ascii=False)}, "v": {"N": str(current.version + 1)}}
+        item: dict[str, Any] = {
+            **BLOCK_KEY,
+            "doc": {"S": json.dumps(doc, ensure_ascii=False)},
+            "v": {"N": str(current.version + 1)},
+        }
+        if current.block.posters:  # a number set is never empty: without `ids`, every click is dropped
+            item["ids"] = {"NS": sorted({str(entry.id) for entry in current.block.posters})}
         try:
             self._dynamodb.put_item(TableName=self._table, Item=item, **condition)
         except self._dynamodb.exceptions.ConditionalCheckFailedException:
@@ -117,7 +130,7 @@ class DynamoLauncherStore:
 
     # Clicks
 
-    def count_once(self, click: Click) -> bool:
+    def count_once(self, click: Click) -> Counted:
         hour, snapshot = f"{HOUR_PREFIX}{click.hour}", f"{HASH_PREFIX}{click.snapshot_hash}"
         stale = [f"{HOUR_PREFIX}{h}" for h in range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)]
         names = {"#t": "total", "#h": hour, "#s": snapshot} | {f"#r{i}": name for i, name in enumerate(stale)}
@@ -134,6 +147,16 @@ class DynamoLauncherStore:
                 "ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}},
             }
         }
+        # In the same transaction, so that a click costs one call: the poster is in the block in force.
+        in_block = {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": BLOCK_KEY,
+                "ConditionExpression": "contains(#ids, :poster)",
+                "ExpressionAttributeNames": {"#ids": "ids"},
+                "ExpressionAttributeValues": {":poster": {"N": str(click.poster_id)}},
+            }
+        }
         count = {
             "Update": {
                 "TableName": self._table,
@@ -146,12 +169,14 @@ class DynamoLauncherStore:
         }
         for attempt in range(CONFLICT_RETRIES + 1):
             try:
-                self._dynamodb.transact_write_items(TransactItems=[remember, count])
-                return True
+                self._dynamodb.transact_write_items(TransactItems=[remember, in_block, count])
+                return Counted.COUNTED
             except self._dynamodb.exceptions.TransactionCanceledException as error:
                 codes = [reason.get("Code") for reason in error.response.get("CancellationReasons", [])]
-                if codes and codes[0] == "ConditionalCheckFailed":
-                    return False  # counted before: a redelivery
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    return Counted.REPEATED
+                if codes[1:2] == ["ConditionalCheckFailed"]:
+                    return Counted.NOT_IN_BLOCK
                 if "TransactionConflict" not in codes or attempt == CONFLICT_RETRIES:
                     raise
             time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311 - jitter, not a secret
@@ -205,6 +230,8 @@ class DynamoLauncherStore:
             "readings": {str(key): readings_to_json(value) for key, value in snapshot.readings.items()},
         }
         packed = zlib.compress(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        if len(packed) > MAX_ITEM_BYTES - 1024:  # room for the keys and attribute names
+            raise SnapshotTooLarge(f"the snapshot is {len(packed)} bytes compressed, above DynamoDB's item limit")
         item = {"pk": {"S": SNAPSHOTS}, "sk": {"S": moment_key(snapshot.taken_at)}, "doc": {"B": packed}}
         self._dynamodb.put_item(TableName=self._table, Item=item)
 
