@@ -1,5 +1,6 @@
 import copy
 import importlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,16 @@ def demo(aws: None, request: pytest.FixtureRequest) -> None:
     with `pytestmark = pytest.mark.demo_data("tvguide", ...)`: seeding every service costs seconds a test."""
     marker = request.node.get_closest_marker("demo_data")
     seed_demo(TEMPLATE, client("dynamodb"), services=marker.args if marker else ())
+
+
+def one_call_at_a_time(dynamodb: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DynamoDB applies each write or transaction atomically; moto does not between threads, so the client's
+    calls take turns. What calls it (requests, consumers) still runs in parallel, as a race test needs."""
+    turn = threading.Lock()
+    make_call = dynamodb._make_api_call
+
+    def atomic_call(*args: Any, **kwargs: Any) -> Any:
+        with turn:
+            return make_call(*args, **kwargs)
+
+    monkeypatch.setattr(dynamodb, "_make_api_call", atomic_call)

@@ -15,7 +15,7 @@ from ott.aws import client
 from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
 from tests.conftest import TEMPLATE
-from tests.integration.conftest import invoke
+from tests.integration.conftest import invoke, one_call_at_a_time
 
 pytestmark = pytest.mark.demo_data("launcher")
 
@@ -362,16 +362,7 @@ def test_an_event_out_of_the_time_range_goes_back_to_the_queue(demo, store):
 
 def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo, store, monkeypatch):
     dynamodb = client("dynamodb")
-    # DynamoDB applies each transaction atomically; moto does not between threads, so its calls take turns here.
-    # The consumers themselves run in parallel, and their transactions conflict as DynamoDB's would.
-    one_call_at_a_time = threading.Lock()
-    make_call = dynamodb._make_api_call
-
-    def atomic_call(*args, **kwargs):
-        with one_call_at_a_time:
-            return make_call(*args, **kwargs)
-
-    monkeypatch.setattr(dynamodb, "_make_api_call", atomic_call)
+    one_call_at_a_time(dynamodb, monkeypatch)  # moto's calls take turns; the callers race
     snapshot = "C" * 43
     events = [click(f"c-{i}", 11, snapshot) for i in range(40)]
     start = threading.Barrier(8)

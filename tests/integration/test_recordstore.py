@@ -11,6 +11,7 @@ from ott.auth.records import Client, DataTree, Pin
 from ott.auth.store import auth_records
 from ott.aws import client
 from ott.recordstore import ConcurrentChange, RecordTooLarge, changed, created
+from tests.integration.conftest import one_call_at_a_time
 
 
 @pytest.fixture
@@ -44,16 +45,7 @@ def test_an_expired_item_counts_as_absent_when_a_new_one_is_created(store):
 
 def test_parallel_wrong_passwords_against_dynamodb_are_limited(demo, monkeypatch):
     dynamodb = client("dynamodb")
-    # DynamoDB runs each conditional write atomically; moto does not between threads, so its calls take
-    # turns here. The requests themselves (and their password checks) still run in parallel.
-    one_call_at_a_time = threading.Lock()
-    make_call = dynamodb._make_api_call
-
-    def atomic_call(*args, **kwargs):
-        with one_call_at_a_time:
-            return make_call(*args, **kwargs)
-
-    monkeypatch.setattr(dynamodb, "_make_api_call", atomic_call)
+    one_call_at_a_time(dynamodb, monkeypatch)  # moto's calls take turns; the callers race
     store = auth_records(dynamodb, "AuthTable")
     policy = AuthPolicy()
     demo_tv = store.get(Client, "demo-tv")
