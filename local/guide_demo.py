@@ -75,3 +75,17 @@ def seed_guide(store: GuideStore, today: date) -> None:
     for zone in config.zones:
         data = demo_xmltv(document["schedule"], zone, today)
         import_guide(store, partial(io.BytesIO, data), zone.name)
+
+
+def next_telecast(store: GuideStore, zone: str, channel_id: int, title: str, now: datetime) -> int | None:
+    """The id of the first telecast titled `title` on the channel that starts after `now` in the zone's
+    demo guide: the guide's ids depend on the dates it was generated for."""
+    today = now.date()
+    days = store.channel_days(zone, channel_id, [today + timedelta(days=offset) for offset in range(DAYS_AFTER)])
+    upcoming = sorted(
+        (telecast.start, telecast.id)
+        for telecasts in days.values()
+        for telecast in telecasts
+        if telecast.start > now and title in telecast.titles.values()
+    )
+    return upcoming[0][1] if upcoming else None

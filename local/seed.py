@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from local.guide_demo import seed_guide
+from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
@@ -48,10 +48,28 @@ def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEM
     if "nichecontent" in services:
         niche = DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable"))
         seed_niche_content(niche, datetime.now(UTC))
+    guide = DynamoGuideStore(dynamodb, template.physical_name("GuideTable"))
     if "tvguide" in services:
-        seed_guide(DynamoGuideStore(dynamodb, template.physical_name("GuideTable")), datetime.now(UTC).date())
+        seed_guide(guide, datetime.now(UTC).date())
     if "launcher" in services:
-        seed_launcher(template, dynamodb)
+        block = demo_document("launcher.yaml")
+        if "tvguide" in services:
+            bind_to_demo_guide(block, guide, datetime.now(UTC))
+        seed_launcher(template, dynamodb, block)
+
+
+# The zone of 127.0.0.1 in the demo data: the demo block's telecast poster names a telecast of its guide.
+DEMO_POSTER_ZONE = "Europe/Moscow"
+
+
+def bind_to_demo_guide(block: dict[str, Any], guide: DynamoGuideStore, now: datetime) -> None:
+    """Each telecast poster of the demo block names the next telecast with its title on its channel in the demo
+    guide, which is generated around today, so that a client can open it (telecastInfo) from the poster."""
+    for poster in block["posters"]:
+        if poster["type"] == "TELECAST":
+            found = next_telecast(guide, DEMO_POSTER_ZONE, poster["channel_id"], poster["title"], now)
+            if found is not None:
+                poster["telecast_id"] = found
 
 
 def seed_channels(template: Template, dynamodb: Any) -> None:
@@ -105,8 +123,8 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
             update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)
 
 
-def seed_launcher(template: Template, dynamodb: Any) -> None:
-    """The demo block of local/demo/launcher.yaml, loaded as ops.launcher_load loads it, and the demo clicks
+def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> None:
+    """The demo block (local/demo/launcher.yaml), loaded as ops.launcher_load loads it, and the demo clicks
     of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
     from ott.launcher.guide import programme_guide
     from ott.launcher.params import PostersParams
@@ -115,7 +133,7 @@ def seed_launcher(template: Template, dynamodb: Any) -> None:
 
     store = DynamoLauncherStore(dynamodb, template.physical_name("LauncherTable"))
     now = datetime.now(UTC)
-    load_block(store, demo_document("launcher.yaml"), programme_guide(), now)
+    load_block(store, block, programme_guide(), now)
     registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
     seen = answer_posters(store, registry, Caller(source_ip="127.0.0.1"), PostersParams(), now).snapshot_hash
     clicks = demo_document("launcher_clicks.yaml")["clicks"]

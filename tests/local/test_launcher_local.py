@@ -121,6 +121,17 @@ def test_the_token_may_come_as_the_access_token_parameter(stack, tokens):
     assert bad.status_code == 401 and fromstring(bad.content).findtext("error") == "invalid_token"
 
 
+def test_the_demo_telecast_poster_opens_the_demo_guide_s_next_news(stack):
+    """Issue 9, demo data: a telecast of the demo guide, which a client opens from the poster."""
+    poster = requests.get(f"{stack.url}/launcher/1/posters.json", timeout=10).json()["posters"][0]
+    assert poster["type"] == "TELECAST"
+    info = requests.get(
+        f"{stack.url}/tvguide/2/telecastInfo.json", params={"telecast": poster["telecast_id"]}, timeout=10
+    ).json()
+    (telecast,) = info["telecastsList"]
+    assert telecast["title"] == poster["title"] and telecast["channel"]["channelId"] == poster["channel_id"]
+
+
 def statistics_of(stack, tokens, poster_id: int) -> dict:
     reply = requests.get(
         f"{stack.url}/launcher/1/posters.json",
