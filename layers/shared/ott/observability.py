@@ -1,6 +1,7 @@
 """Process-wide Powertools utilities and the decorator stack every Lambda handler wears.
 Service name, metrics namespace and log level come from the environment."""
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,9 @@ logger = Logger()
 # `ott.aws.client` patches what the platform calls (AWS SDK, HTTP) just before the first client is made.
 tracer = Tracer(auto_patch=False)
 metrics = Metrics()
+# Many invocations record no metric of their own (a consumer with nothing to do); that is no mistake worth a
+# warning in every such invocation's log.
+warnings.filterwarnings("ignore", message="No application metrics to publish")
 TRACED_LIBRARIES = ("botocore", "httplib")
 
 
