@@ -96,3 +96,12 @@ def test_the_api_writes_json_access_logs():
     setting = properties("PlatformApi")["AccessLogSetting"]
     assert setting["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogs", "Arn"]}
     assert '"status": "$context.status"' in setting["Format"]
+
+
+def test_the_stage_throttle_is_set_by_the_stack_s_parameters():
+    """Operations: the account's quota and the client base decide the API's throttle, not the code."""
+    (api,) = TEMPLATE.of_type("AWS::Serverless::Api").values()
+    (every_route,) = api["Properties"]["MethodSettings"]
+    assert every_route["ThrottlingRateLimit"] == {"Ref": "ApiRateLimit"}
+    assert every_route["ThrottlingBurstLimit"] == {"Ref": "ApiBurstLimit"}
+    assert TEMPLATE.parameters["ApiRateLimit"] == "1000" and TEMPLATE.parameters["ApiBurstLimit"] == "2000"
