@@ -14,6 +14,6 @@ from ott.phoneconfirm.store import phone_keys, phone_store, step_functions
 @api_handler(payload=CheckCodeRequest, reply=CheckCodeReply, scope="phoneconfirm", statuses=(401, 403, 503))
 def lambda_handler(request: ApiRequest[None, CheckCodeRequest]) -> CheckCodeReply:
     """Check the code the user typed in."""
-    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    caller = Caller.of(request.principal, request.source_ip, int(time.time()))
     settings, keys = load_settings(PhoneSettings), phone_keys()
     return answer_check_code(phone_store(), step_functions(), settings, keys, caller, request.payload)

@@ -14,6 +14,6 @@ from ott.phoneconfirm.store import phone_store, step_functions
 @api_handler(payload=ConfirmRequest, reply=ConfirmReply, scope="phoneconfirm", statuses=(401, 403, 422, 503))
 def lambda_handler(request: ApiRequest[None, ConfirmRequest]) -> ConfirmReply:
     """Start confirming a number, or (with request_id) move on to the next channel."""
-    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    caller = Caller.of(request.principal, request.source_ip, int(time.time()))
     settings = load_settings(PhoneSettings)
     return answer_confirm(phone_store(), step_functions(), settings, caller, request.payload)

@@ -14,6 +14,6 @@ from ott.phoneconfirm.store import phone_store, step_functions
 @api_handler(payload=VerifyRequest, reply=VerifyReply, scope="phoneconfirm", statuses=(401, 403, 503))
 def lambda_handler(request: ApiRequest[None, VerifyRequest]) -> VerifyReply:
     """The state of a confirmation request."""
-    caller = Caller(int(request.principal["accountId"]), request.source_ip, int(time.time()))
+    caller = Caller.of(request.principal, request.source_ip, int(time.time()))
     settings = load_settings(PhoneSettings)
     return answer_verify(phone_store(), step_functions(), settings, caller, request.payload)

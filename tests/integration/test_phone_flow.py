@@ -86,6 +86,8 @@ def test_79990000001_the_accepted_sim_push_confirms_without_a_code(flow):
         TableName="AuthTable", Key={"pk": {"S": f"PHONE#{flow.principal['accountId']}"}}
     )
     assert "79990000001" in phone["Item"]["doc"]["S"]
+    # The demo token is an anonymous account's: its phone goes with it, a year after its last use.
+    assert int(phone["Item"]["ttl"]["N"]) - time.time() >= 365 * 86_400
 
 
 def test_79990000002_an_sms_with_a_code_follows_the_undelivered_push(flow):

@@ -2,11 +2,13 @@
 
 import pytest
 
+from ott.accounts import ConfirmedPhone, anonymous_expiry
 from ott.auth import errors
 from ott.auth.admin import register_client
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Account, DataTree, Family, RefreshToken
 from ott.errors import TooManyRequests
+from ott.recordstore import created
 from tests.unit.auth_world import REDIRECT, SECRET, World
 
 
@@ -243,14 +245,19 @@ def test_an_anonymous_account_unused_for_a_year_expires_with_its_tree_and_sign_i
         world.token("refresh_token", refresh_token=reply.refresh_token)
 
 
-def test_using_an_anonymous_account_pushes_its_expiry_forward(world):
+def test_using_an_anonymous_account_pushes_its_expiry_forward_with_its_tree_and_confirmed_phone(world):
     reply = world.anonymous()
-    account_id = str(world.access(reply).account_id)
+    account_id = world.access(reply).account_id
+    # As phone confirmation records an anonymous account's phone: with the account's lifetime from then on.
+    phone = ConfirmedPhone(account_id=account_id, phone="79990000001", expires_at=anonymous_expiry(world.clock.now))
+    world.store.commit([created(phone)])
     for _ in range(4):  # a refresh every 100 days: never a year unused
         world.clock.advance(100 * DAY)
         reply = world.token("refresh_token", refresh_token=reply.refresh_token)
-    assert world.store.get(Account, account_id) is not None
-    for kind, key in [(Account, account_id), (DataTree, account_id), (Family, world.access(reply).family_id)]:
+    key = str(account_id)
+    assert world.store.get(Account, key) is not None
+    kept = [(Account, key), (DataTree, key), (ConfirmedPhone, key), (Family, world.access(reply).family_id)]
+    for kind, key in kept:
         assert stored(world, kind, key).ttl - world.clock.now >= 365 * DAY, kind
 
 

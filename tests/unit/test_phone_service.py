@@ -43,8 +43,8 @@ class Phone:
         self.providers = fake_providers()
         self.tokens = 0
 
-    def caller(self, account_id: int = 42, ip: str = "198.51.100.1") -> Caller:
-        return Caller(account_id, ip, self.clock.now)
+    def caller(self, account_id: int = 42, ip: str = "198.51.100.1", anonymous: bool = False) -> Caller:
+        return Caller(account_id, ip, self.clock.now, anonymous)
 
     def confirm(self, phone: str, request_id: str | None = None, **who):
         return confirm(self.store, self.orchestrator, self.settings, self.caller(**who), phone, request_id)
@@ -106,6 +106,17 @@ def test_a_sim_push_the_subscriber_accepts_confirms_without_a_code(phone):
     assert (reply.status, reply.code_input_required, reply.error_attempts) == ("confirmed", "no_code", 0)
     assert (token, "confirmed") in phone.orchestrator.outcomes
     assert phone.store.get(ConfirmedPhone, "42").phone == "79990000001"
+
+
+@pytest.mark.parametrize("anonymous", [True, False])
+def test_an_anonymous_account_s_confirmed_phone_goes_with_the_account_a_personal_one_s_stays(phone, anonymous):
+    request_id = phone.confirm("79990000001", anonymous=anonymous).request_id
+    phone.stage(request_id, 1)
+    ttl = phone.store.get(ConfirmedPhone, "42").ttl
+    if anonymous:  # the lifetime of an anonymous account, which auth pushes with the account's at each use
+        assert 365 * 86_400 <= ttl - phone.clock.now <= 372 * 86_400
+    else:
+        assert ttl is None
 
 
 def test_while_nobody_answers_the_sim_push_verify_keeps_no_code(phone):

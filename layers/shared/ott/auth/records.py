@@ -3,22 +3,13 @@
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ott.accounts import ConfirmedPhone
+from ott.accounts import ANONYMOUS_LIFETIME, DAY, ConfirmedPhone
 from ott.recordstore import Record
 
-DAY = 86_400
 DEVICE_RETENTION = DAY  # a device code is kept a day past its expiry, to answer expired_token
-# An anonymous account unused (no token refreshed, no sign-in) for a year goes, with its tree and sign-ins.
-# Its expiry is pushed at most once a LIFETIME_STEP, so everyday use costs no extra writes.
-ANONYMOUS_LIFETIME = 365 * DAY
-LIFETIME_STEP = 7 * DAY
 ROTATED_TOKEN_RETENTION = 30 * DAY  # a rotated refresh token is kept this long to detect its reuse
 REVOKED_FAMILY_RETENTION = 30 * DAY  # as long as its rotated tokens: it answers them "revoked"
 FAILURE_MEMORY = DAY  # consecutive failed sign-ins are forgotten a day after the last one
-
-
-def anonymous_expiry(now: int) -> int:
-    return now + ANONYMOUS_LIFETIME + LIFETIME_STEP
 
 
 @dataclass(slots=True)

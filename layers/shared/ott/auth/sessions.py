@@ -4,6 +4,7 @@ live refresh token. Issuing, rotating and revoking them."""
 import secrets
 from dataclasses import dataclass
 
+from ott.accounts import anonymous_expiry
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.models import TokenReply
 from ott.auth.policy import STAFF_SCOPES
@@ -14,7 +15,6 @@ from ott.auth.records import (
     Client,
     Family,
     RefreshToken,
-    anonymous_expiry,
 )
 from ott.recordstore import Delete, Put, changed, created
 

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from ott.accounts import ConfirmedPhone, anonymous_expiry
 from ott.auth import errors
 from ott.auth.crypto import s256_challenge, same, token_hash
 from ott.auth.merge import MAX_TREE_BYTES, merge_hint, merge_trees, tree_bytes
@@ -17,7 +18,6 @@ from ott.auth.records import (
     DeviceAuthorization,
     Family,
     RefreshToken,
-    anonymous_expiry,
 )
 from ott.auth.sessions import (
     Issued,
@@ -272,13 +272,14 @@ def unretired(account: Record | None) -> Account | None:
 
 
 def prolonged(store: AuthStore, account: Account, now: int) -> list[Put | Delete]:
-    """Push an anonymous account's expiry, and its tree's with it, a year past this use."""
+    """Push an anonymous account's expiry, and its tree's and confirmed phone's with it, a year past this use."""
     account.expires_at = anonymous_expiry(now)
     changes: list[Put | Delete] = [changed(account)]
-    tree = store.get(DataTree, str(account.account_id))
-    if tree is not None:
-        tree.expires_at = account.expires_at
-        changes.append(changed(tree))
+    key = str(account.account_id)
+    for kept in store.read([(DataTree, key), (ConfirmedPhone, key)]).values():
+        if isinstance(kept, DataTree | ConfirmedPhone):
+            kept.expires_at = account.expires_at
+            changes.append(changed(kept))
     return changes
 
 

@@ -29,6 +29,9 @@ class ConfirmationRequest(Record):
     confirmed: bool = False
     task_token: str | None = None  # the state machine's waiting stage
     support_case: str | None = None  # set by the state machine when every channel failed
+    # The confirmed phone's: an anonymous account's lifetime from the request on (auth pushes it with the
+    # account's); None for a personal account, whose phone stays.
+    phone_expires_at: int | None = None
 
     @property
     def key(self) -> str:

@@ -7,9 +7,11 @@ the spec's constant), which the raising functions underneath report as RequestEr
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ott.accounts import ConfirmedPhone
+from ott.accounts import ConfirmedPhone, anonymous_expiry
 from ott.netaddr import subscriber_key
 from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.models import (
@@ -35,6 +37,12 @@ class Caller:
     account_id: int
     source_ip: str
     now: int
+    anonymous: bool = False
+
+    @classmethod
+    def of(cls, principal: Mapping[str, Any], source_ip: str, now: int) -> "Caller":
+        """The caller the API's authorizer let in."""
+        return cls(int(principal["accountId"]), source_ip, now, anonymous=principal.get("anonymous") == "true")
 
 
 class RequestError(Exception):
@@ -101,6 +109,7 @@ def start(
         expires_at=caller.now + settings.request_ttl,
         sent_at=caller.now,
         verify_until=caller.now + settings.verify_ttl,
+        phone_expires_at=anonymous_expiry(caller.now) if caller.anonymous else None,
     )
     store.commit([created(request)])
     orchestrator.start(request.request_id, phone)
@@ -245,7 +254,7 @@ def mark_confirmed(store: PhoneStore, orchestrator: Orchestrator | None, request
     request.confirmed = True
     request.code_hash = None
     request.task_token = None
-    phone = ConfirmedPhone(account_id=request.account_id, phone=request.phone)
+    phone = ConfirmedPhone(account_id=request.account_id, phone=request.phone, expires_at=request.phone_expires_at)
     store.commit([changed(request), replaced(phone)])
     if token and orchestrator is not None:
         orchestrator.advance(token, "confirmed")
