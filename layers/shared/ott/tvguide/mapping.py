@@ -142,9 +142,14 @@ IMAGE_PROFILES: dict[str | None, Profile] = {
 def derived_id(bits: int, *key: str) -> int:
     """A number in [1, 2**bits) that depends only on `key`: the same guide gives the same ids, in any stack."""
     *common, own = key
-    digest = _hasher(*common).copy()
+    return _id_after(_hasher(*common), own, bits)
+
+
+def _id_after(common: "hashlib.blake2b", own: str, bits: int) -> int:
+    """derived_id of a key whose common part `common` hashed."""
+    digest = common.copy()
     digest.update(own.encode())
-    return int.from_bytes(digest.digest(), "big") % (2**bits - 1) + 1
+    return int.from_bytes(digest.digest(), "big") % ((1 << bits) - 1) + 1
 
 
 @lru_cache(maxsize=4096)
@@ -292,6 +297,7 @@ class GuideMapper:
         self._ends: dict[str, datetime] = {}  # end of each channel's last telecast
         self._pending: dict[str, XmltvProgramme] = {}
         self._show_by_title: dict[str, GuideShow] = {}
+        self._telecast_keys: dict[str, hashlib.blake2b] = {}  # the common part of each channel's telecast ids
 
     def run(self, items: Iterable[XmltvItem]) -> Iterator[GuideChannel | GuideTelecast]:
         for item in items:
@@ -332,6 +338,7 @@ class GuideMapper:
             promo_url=self._url(item.urls),
         )
         self.channels[item.id] = channel
+        self._telecast_keys[item.id] = _hasher("telecast", self.zone, item.id)
         self.report.channels += 1
         return channel
 
@@ -377,20 +384,21 @@ class GuideMapper:
         if len(categories) > 1:
             categories = list({(c.type, c.title): c for c in categories}.values())
         age = self._age(programme.ratings) if programme.ratings else None
+        # In field order, not by keyword: keywords make this call, made for every programme, three times dearer.
         telecast = GuideTelecast(
-            id=telecast_id_of(self.zone, channel.alias, start),
-            zone=self.zone,
-            alias=channel.alias,
-            channel_id=channel.channel_id,
-            start=start,
-            duration=int((end - start).total_seconds()),
-            titles=titles,
-            descriptions=by_language(programme.descriptions),
-            categories=categories,
-            age_restriction=age,
-            url=self._url(programme.urls) if programme.urls else None,
-            images=self._images(programme.images) if programme.images else [],
-            show_id=None,
+            _id_after(self._telecast_keys[channel.alias], str(int(start.timestamp())), TELECAST_ID_BITS),
+            self.zone,
+            channel.alias,
+            channel.channel_id,
+            start,
+            int((end - start).total_seconds()),
+            titles,
+            by_language(programme.descriptions),
+            categories,
+            age,
+            self._url(programme.urls) if programme.urls else None,
+            self._images(programme.images) if programme.images else [],
+            None,  # show_id, below
         )
         if programme.titles:
             telecast.show_id = self._show(telecast, programme.titles[0][1])
