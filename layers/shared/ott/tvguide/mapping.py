@@ -13,9 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 from ott.text import fold
-from ott.tvguide.models import Category, CategoryType, Profile, TelecastImage
+from ott.tvguide.models import Category, CategoryType, Profile
 from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, XmltvItem, XmltvProgramme
 
 # Channel and show ids fit a signed 32-bit integer (how many clients hold a uint32); telecast ids fit
@@ -218,6 +219,16 @@ def first_text(texts: dict[str, str]) -> str | None:
     return next(iter(texts.values()), None)
 
 
+class GuideImage(NamedTuple):
+    """An image of a telecast or a show, as mapped and stored. The API's TelecastImage is made of it only for a
+    reply: validating a pydantic model for every programme was the dearest step of the import's mapping."""
+
+    profile: Profile
+    location: str
+    width: int | None = None
+    height: int | None = None
+
+
 @dataclass(slots=True)
 class GuideChannel:
     """A channel of the guide. `age_restriction` and `categories` sum up its telecasts: complete once the
@@ -246,7 +257,7 @@ class GuideTelecast:
     categories: list[Category]
     age_restriction: int | None
     url: str | None
-    images: list[TelecastImage]
+    images: list[GuideImage]
     show_id: int | None
 
 
@@ -260,7 +271,7 @@ class GuideShow:
     channel_ids: set[int] = field(default_factory=set)
     age_restriction: int | None = None
     url: str | None = None
-    images: list[TelecastImage] = field(default_factory=list)
+    images: list[GuideImage] = field(default_factory=list)
 
 
 @dataclass
@@ -445,8 +456,8 @@ class GuideMapper:
             age = _older(age, found)
         return age
 
-    def _images(self, images: list[XmltvImage]) -> list[TelecastImage]:
-        kept: dict[tuple[Profile, str], TelecastImage] = {}
+    def _images(self, images: list[XmltvImage]) -> list[GuideImage]:
+        kept: dict[tuple[Profile, str], GuideImage] = {}
         for image in images:
             profile = IMAGE_PROFILES.get(image.kind)
             if profile is None:
@@ -455,7 +466,7 @@ class GuideMapper:
             if location is None:
                 self.report.unusable_urls[image.url[:200]] += 1
             elif (profile, location) not in kept:
-                kept[(profile, location)] = _telecast_image(profile, location, image.width, image.height)
+                kept[(profile, location)] = GuideImage(profile, location, image.width, image.height)
         return list(kept.values())
 
     def _url(self, candidates: list[str]) -> str | None:
@@ -468,13 +479,6 @@ class GuideMapper:
     def _skip(self, reason: SkipReason, programme: XmltvProgramme, detail: str) -> None:
         start = f"{programme.start:%Y-%m-%d %H:%M:%S}Z"
         self.report.skip(Skipped(reason, programme.line, programme.channel, start, detail))
-
-
-def _telecast_image(profile: Profile, location: str, width: int | None, height: int | None) -> TelecastImage:
-    # Most guides give no size: validating two fields rather than four saves a quarter of the image's cost.
-    if width is None and height is None:
-        return TelecastImage(profile=profile, location=location)
-    return TelecastImage(profile=profile, location=location, width=width, height=height)
 
 
 def _older(age: int | None, other: int | None) -> int | None:

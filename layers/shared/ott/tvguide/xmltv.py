@@ -256,7 +256,7 @@ def _programme(element) -> XmltvProgramme | Skipped:
         stop = parse_time(stop_text) if stop_text is not None else None
     except ValueError as error:
         return Skipped(SkipReason.INVALID_TIME, element.sourceline, channel, start_text, str(error))
-    programme = XmltvProgramme(channel=channel or "", start=start, stop=stop, line=element.sourceline)
+    programme = XmltvProgramme(channel or "", start, stop, element.sourceline)  # by position: cheaper than keywords
     titles, descriptions, categories = programme.titles, programme.descriptions, programme.categories
     for child in element:  # one pass over the children: this loop is most of the import's work
         tag = child.tag
