@@ -11,6 +11,7 @@ from lxml import etree
 from ott.text import fold
 from ott.tvguide.mapping import (
     GuideChannel,
+    GuideImage,
     GuideMapper,
     GuideTelecast,
     age_of_rating,
@@ -18,7 +19,7 @@ from ott.tvguide.mapping import (
     channel_id_of,
     show_id_of,
 )
-from ott.tvguide.models import CategoryType, Profile, TelecastImage
+from ott.tvguide.models import CategoryType, Profile
 from ott.tvguide.xmltv import SkipReason, read_xmltv
 from tests.conftest import SHARED_DATA
 
@@ -130,12 +131,10 @@ def test_the_xmltv_sample_maps_its_category_rating_images_and_url():
     assert telecast.age_restriction == 6  # MPAA PG
     assert telecast.url == "https://www.example.com/title/0365/"
     assert telecast.images == [
-        TelecastImage(
-            profile=Profile.IMAGE, width=500, height=123, location="http://image.example.com/dgXPhzNJH8H.jpg"
-        ),
-        TelecastImage(profile=Profile.IMAGE, location="https://www.example.com/xxxx.jpg"),
-        TelecastImage(profile=Profile.IMAGE2, location="https://www.example.com/xxxx.jpg"),
-        TelecastImage(profile=Profile.MAIN, location="https://www.example.com/xxxx.jpg"),
+        GuideImage(profile=Profile.IMAGE, width=500, height=123, location="http://image.example.com/dgXPhzNJH8H.jpg"),
+        GuideImage(profile=Profile.IMAGE, location="https://www.example.com/xxxx.jpg"),
+        GuideImage(profile=Profile.IMAGE2, location="https://www.example.com/xxxx.jpg"),
+        GuideImage(profile=Profile.MAIN, location="https://www.example.com/xxxx.jpg"),
     ]
 
 

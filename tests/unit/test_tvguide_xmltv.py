@@ -2,6 +2,8 @@
 and no fetching or expansion of what a DOCTYPE declares."""
 
 import io
+import subprocess
+import sys
 from datetime import UTC, datetime
 
 import pytest
@@ -16,7 +18,7 @@ from ott.tvguide.xmltv import (
     parse_time,
     read_xmltv,
 )
-from tests.conftest import SHARED_DATA
+from tests.conftest import ROOT, SHARED_DATA
 
 XMLTV = SHARED_DATA / "xmltv"
 GUIDES = sorted(path.name for path in XMLTV.glob("*.xml"))
@@ -236,3 +238,65 @@ def test_the_source_is_read_in_chunks_as_items_are_taken():
     assert source.given < 100_000  # of about 1.7 MB
     assert sum(1 for _ in items) == GeneratedGuide.PROGRAMMES - 1
     assert source.exhausted
+
+
+class EndlessSource:
+    """`head`, then `element` over and over up to `size` bytes, then `tail`: produced as it is read."""
+
+    def __init__(self, head: bytes, element: bytes, tail: bytes, size: int) -> None:
+        self.parts = iter([head, *([element] * ((size - len(head) - len(tail)) // len(element))), tail])
+        self.buffer = b""
+        self.given = 0
+
+    def read(self, size: int = -1) -> bytes:
+        while len(self.buffer) < size and (part := next(self.parts, None)) is not None:
+            self.buffer += part
+        chunk, self.buffer = self.buffer[:size], self.buffer[size:]
+        self.given += len(chunk)
+        return chunk
+
+
+def test_a_root_other_than_tv_is_refused_before_the_stream_is_read_whole():
+    source = EndlessSource(b"<guide>", b"<foo>" + b"x" * 500 + b"</foo>\n", b"</guide>", 50_000_000)
+    with pytest.raises(NotXmltv, match="no <tv> root element"):
+        read_xmltv_all(source)
+    assert source.given < 2_000_000
+
+
+def test_a_root_other_than_tv_holding_programmes_is_refused_at_its_first_one():
+    source = EndlessSource(b"<guide>", b"<programme start='20210310095000' channel='a'/>\n", b"</guide>", 50_000_000)
+    with pytest.raises(NotXmltv, match="root element is <guide>"):
+        read_xmltv_all(source)
+    assert source.given < 100_000
+
+
+def read_xmltv_all(source) -> list:
+    return list(read_xmltv(source))
+
+
+PEAK_GROWTH = """
+import resource, sys
+sys.path[:0] = [{root!r} + "/layers/shared", {root!r}]
+from tests.unit.test_tvguide_xmltv import EndlessSource
+from ott.tvguide.xmltv import read_xmltv
+channel = b'<channel id="a"><display-name>A</display-name></channel>'
+programme = b'<programme start="20241201000000" stop="20241201010000" channel="a"><title>T</title></programme>'
+foreign = b"<foo>" + b"x" * 500 + b"</foo>\\n"
+layouts = {{
+    "after the last programme": (b"<tv>" + channel + programme, b"</tv>"),
+    "nested in another element": (b"<tv>" + channel + b"<x><y>", b"</y></x>" + programme + b"</tv>"),
+}}
+head, tail = layouts[{layout!r}]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+items = list(read_xmltv(EndlessSource(head, foreign, tail, 40_000_000)))
+assert [type(item).__name__ for item in items] == ["XmltvChannel", "XmltvProgramme"], items
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+@pytest.mark.parametrize("layout", ["after the last programme", "nested in another element"])
+def test_elements_foreign_to_xmltv_do_not_pile_up_in_memory(layout):
+    """40 MB of elements the guide has no use for: kept, they would take about twice that."""
+    code = PEAK_GROWTH.format(root=str(ROOT), layout=layout)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)  # noqa: S603 - our own code
+    assert int(done.stdout) < 16  # MB

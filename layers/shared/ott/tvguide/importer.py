@@ -82,7 +82,8 @@ class DayWriter:
 def cyclic_gc_paused() -> Iterator[None]:
     """Mapping makes no reference cycles that grow with the guide (a few dozen objects per import, freed
     afterwards), but it keeps thousands of telecasts, shows and channels alive, which the cycle collector
-    would go over again and again: about a seventh of the import's time."""
+    would go over again and again: about a seventh of the import's time. The collector stays paused until
+    they are freed: resumed while they live, it would go over all of them at the next allocation."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -117,15 +118,21 @@ def map_guide(
     store: GuideStore, source: BinaryIO, zone: Zone, channel_ids: dict[str, int], *, write: bool = True
 ) -> ImportReport:
     """The import's second pass: parse, map, and write the zone's days, channels and shows."""
+    with cyclic_gc_paused():
+        return _map_guide(store, source, zone, channel_ids, write)
+
+
+def _map_guide(
+    store: GuideStore, source: BinaryIO, zone: Zone, channel_ids: dict[str, int], write: bool
+) -> ImportReport:
     mapper = GuideMapper(zone.name, channel_ids)
     days = DayWriter(store, zone.name, zone.tz, write)
     channels: list[GuideChannel] = []
-    with cyclic_gc_paused():
-        for item in mapper.run(read_xmltv(source)):
-            if isinstance(item, GuideTelecast):
-                days.add(item)
-            else:
-                channels.append(item)
+    for item in mapper.run(read_xmltv(source)):
+        if isinstance(item, GuideTelecast):
+            days.add(item)
+        else:
+            channels.append(item)
     days.close()
     if write:
         store.merge_channels(zone.name, channels, days.dates)

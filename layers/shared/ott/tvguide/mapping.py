@@ -13,9 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 from ott.text import fold
-from ott.tvguide.models import Category, CategoryType, Profile, TelecastImage
+from ott.tvguide.models import Category, CategoryType, Profile
 from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, XmltvItem, XmltvProgramme
 
 # Channel and show ids fit a signed 32-bit integer (how many clients hold a uint32); telecast ids fit
@@ -142,9 +143,14 @@ IMAGE_PROFILES: dict[str | None, Profile] = {
 def derived_id(bits: int, *key: str) -> int:
     """A number in [1, 2**bits) that depends only on `key`: the same guide gives the same ids, in any stack."""
     *common, own = key
-    digest = _hasher(*common).copy()
+    return _id_after(_hasher(*common), own, bits)
+
+
+def _id_after(common: "hashlib.blake2b", own: str, bits: int) -> int:
+    """derived_id of a key whose common part `common` hashed."""
+    digest = common.copy()
     digest.update(own.encode())
-    return int.from_bytes(digest.digest(), "big") % (2**bits - 1) + 1
+    return int.from_bytes(digest.digest(), "big") % ((1 << bits) - 1) + 1
 
 
 @lru_cache(maxsize=4096)
@@ -213,6 +219,16 @@ def first_text(texts: dict[str, str]) -> str | None:
     return next(iter(texts.values()), None)
 
 
+class GuideImage(NamedTuple):
+    """An image of a telecast or a show, as mapped and stored. The API's TelecastImage is made of it only for a
+    reply: validating a pydantic model for every programme was the dearest step of the import's mapping."""
+
+    profile: Profile
+    location: str
+    width: int | None = None
+    height: int | None = None
+
+
 @dataclass(slots=True)
 class GuideChannel:
     """A channel of the guide. `age_restriction` and `categories` sum up its telecasts: complete once the
@@ -241,7 +257,7 @@ class GuideTelecast:
     categories: list[Category]
     age_restriction: int | None
     url: str | None
-    images: list[TelecastImage]
+    images: list[GuideImage]
     show_id: int | None
 
 
@@ -255,7 +271,7 @@ class GuideShow:
     channel_ids: set[int] = field(default_factory=set)
     age_restriction: int | None = None
     url: str | None = None
-    images: list[TelecastImage] = field(default_factory=list)
+    images: list[GuideImage] = field(default_factory=list)
 
 
 @dataclass
@@ -292,6 +308,7 @@ class GuideMapper:
         self._ends: dict[str, datetime] = {}  # end of each channel's last telecast
         self._pending: dict[str, XmltvProgramme] = {}
         self._show_by_title: dict[str, GuideShow] = {}
+        self._telecast_keys: dict[str, hashlib.blake2b] = {}  # the common part of each channel's telecast ids
 
     def run(self, items: Iterable[XmltvItem]) -> Iterator[GuideChannel | GuideTelecast]:
         for item in items:
@@ -332,6 +349,7 @@ class GuideMapper:
             promo_url=self._url(item.urls),
         )
         self.channels[item.id] = channel
+        self._telecast_keys[item.id] = _hasher("telecast", self.zone, item.id)
         self.report.channels += 1
         return channel
 
@@ -377,20 +395,21 @@ class GuideMapper:
         if len(categories) > 1:
             categories = list({(c.type, c.title): c for c in categories}.values())
         age = self._age(programme.ratings) if programme.ratings else None
+        # In field order, not by keyword: keywords make this call, made for every programme, three times dearer.
         telecast = GuideTelecast(
-            id=telecast_id_of(self.zone, channel.alias, start),
-            zone=self.zone,
-            alias=channel.alias,
-            channel_id=channel.channel_id,
-            start=start,
-            duration=int((end - start).total_seconds()),
-            titles=titles,
-            descriptions=by_language(programme.descriptions),
-            categories=categories,
-            age_restriction=age,
-            url=self._url(programme.urls) if programme.urls else None,
-            images=self._images(programme.images) if programme.images else [],
-            show_id=None,
+            _id_after(self._telecast_keys[channel.alias], str(int(start.timestamp())), TELECAST_ID_BITS),
+            self.zone,
+            channel.alias,
+            channel.channel_id,
+            start,
+            int((end - start).total_seconds()),
+            titles,
+            by_language(programme.descriptions),
+            categories,
+            age,
+            self._url(programme.urls) if programme.urls else None,
+            self._images(programme.images) if programme.images else [],
+            None,  # show_id, below
         )
         if programme.titles:
             telecast.show_id = self._show(telecast, programme.titles[0][1])
@@ -437,8 +456,8 @@ class GuideMapper:
             age = _older(age, found)
         return age
 
-    def _images(self, images: list[XmltvImage]) -> list[TelecastImage]:
-        kept: dict[tuple[Profile, str], TelecastImage] = {}
+    def _images(self, images: list[XmltvImage]) -> list[GuideImage]:
+        kept: dict[tuple[Profile, str], GuideImage] = {}
         for image in images:
             profile = IMAGE_PROFILES.get(image.kind)
             if profile is None:
@@ -447,7 +466,7 @@ class GuideMapper:
             if location is None:
                 self.report.unusable_urls[image.url[:200]] += 1
             elif (profile, location) not in kept:
-                kept[(profile, location)] = _telecast_image(profile, location, image.width, image.height)
+                kept[(profile, location)] = GuideImage(profile, location, image.width, image.height)
         return list(kept.values())
 
     def _url(self, candidates: list[str]) -> str | None:
@@ -460,13 +479,6 @@ class GuideMapper:
     def _skip(self, reason: SkipReason, programme: XmltvProgramme, detail: str) -> None:
         start = f"{programme.start:%Y-%m-%d %H:%M:%S}Z"
         self.report.skip(Skipped(reason, programme.line, programme.channel, start, detail))
-
-
-def _telecast_image(profile: Profile, location: str, width: int | None, height: int | None) -> TelecastImage:
-    # Most guides give no size: validating two fields rather than four saves a quarter of the image's cost.
-    if width is None and height is None:
-        return TelecastImage(profile=profile, location=location)
-    return TelecastImage(profile=profile, location=location, width=width, height=height)
 
 
 def _older(age: int | None, other: int | None) -> int | None:

@@ -14,13 +14,14 @@ from ott.observability import logger
 from ott.registry.location import RegistryStore, locate
 from ott.text import fold
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideShow, GuideTelecast
+from ott.tvguide.mapping import GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import (
     Channel,
     ChannelsList,
     ChannelType,
     Schedule,
     Telecast,
+    TelecastImage,
     TitlesRequest,
     TVShow,
     TVShowList,
@@ -195,6 +196,13 @@ def airing(telecasts: Iterable[GuideTelecast], now: datetime) -> GuideTelecast |
     return next((t for t in telecasts if t.start <= now < end_of(t)), None)
 
 
+def wire_images(images: list[GuideImage]) -> list[TelecastImage] | None:
+    return [
+        TelecastImage(profile=image.profile, location=image.location, width=image.width, height=image.height)
+        for image in images
+    ] or None
+
+
 def wire_telecast(request: Request, telecast: GuideTelecast, zone: Zone) -> Telecast:
     return Telecast(
         id=telecast.id,
@@ -203,7 +211,7 @@ def wire_telecast(request: Request, telecast: GuideTelecast, zone: Zone) -> Tele
         date=wire_datetime(telecast.start, zone.tz),
         duration=telecast.duration,
         url=telecast.url,
-        telecast_images=telecast.images or None,
+        telecast_images=wire_images(telecast.images),
         tv_show=TVShow(id=telecast.show_id) if telecast.show_id else None,
         channel=Channel(channel_id=telecast.channel_id),
         age_restriction=telecast.age_restriction,
@@ -371,7 +379,7 @@ def wire_show(request: Request, show: GuideShow, channels: dict[int, ChannelReco
         ],
         age_restriction=show.age_restriction,
         url=show.url,
-        telecast_images=show.images or None,
+        telecast_images=wire_images(show.images),
     )
 
 

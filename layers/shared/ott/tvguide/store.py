@@ -32,8 +32,8 @@ from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
-from ott.tvguide.models import Category, CategoryType, Profile, TelecastImage
+from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
+from ott.tvguide.models import Category, CategoryType, Profile
 
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
@@ -90,12 +90,12 @@ def id_key(number: int) -> str:
     return f"{number:010d}"
 
 
-def _images_out(images: list[TelecastImage]) -> list[list[Any]]:
+def _images_out(images: list[GuideImage]) -> list[list[Any]]:
     return [[image.profile.value, image.location, image.width, image.height] for image in images]
 
 
-def _images_in(rows: list[list[Any]]) -> list[TelecastImage]:
-    return [TelecastImage(profile=Profile(p), location=loc, width=w, height=h) for p, loc, w, h in rows]
+def _images_in(rows: list[list[Any]]) -> list[GuideImage]:
+    return [GuideImage(Profile(p), loc, w, h) for p, loc, w, h in rows]
 
 
 def _categories_out(categories: Iterable[Category]) -> list[list[Any]]:

@@ -1,8 +1,11 @@
 """Streaming reader of XMLTV guides (xmltv.dtd): channels and programmes one at a time, in file order.
 
 The source is read in chunks (an S3 streaming body works as well as a file) and every element is
-dropped once read, so memory stays flat whatever the size. A DOCTYPE is allowed, but nothing is ever
-fetched (no DTD, no network) and no entity is expanded: an entity reference is left out of the text.
+dropped once read, so memory stays flat whatever the size: channels and programmes as they end, and before
+each chunk whatever else is complete (elements XMLTV does not know, at any depth under <tv>). A root other
+than <tv> is refused as soon as it shows, and a root that has not started in the first MiB (a prologue that
+long is no guide) too. A DOCTYPE is allowed, but nothing is ever fetched (no DTD, no network) and no entity
+is expanded: an entity reference is left out of the text.
 """
 
 import re
@@ -11,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from enum import StrEnum
 from functools import lru_cache
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 TIME = re.compile(
     r"\s*(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?"
@@ -21,6 +24,9 @@ TIME = re.compile(
 # Offsets in use run from -12:00 to +14:00.
 MAX_OFFSET = timedelta(hours=14)
 LENGTH_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600}
+ITEM_TAGS = ("channel", "programme")
+# What may come before the root element: the XML declaration, a DOCTYPE, comments.
+MAX_PROLOGUE = 1 << 20
 
 
 class NotXmltv(ValueError):
@@ -143,14 +149,48 @@ def _parse_any_time(text: str) -> datetime:
     return local.astimezone(UTC)
 
 
+class _GuardedSource:
+    """The source as iterparse reads it, one chunk at a time. Before each chunk, what the reader has no use for is
+    dropped: iterparse reads only once it has handed out every event, so every element but the last one on the
+    path the parser is inside of is complete, and channels and programmes are dropped as they end. A root that
+    has not started after MAX_PROLOGUE bytes is refused."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
+        self._consumed = 0
+        self.root: Any = None  # the <tv> element, once it started
+
+    def read(self, size: int) -> bytes:
+        if self.root is None:
+            if self._consumed > MAX_PROLOGUE:
+                raise NotXmltv(f"no <tv> root element in the first {MAX_PROLOGUE} bytes")
+        else:
+            _drop_foreign(self.root)
+        data = self._source.read(size)
+        self._consumed += len(data)
+        return data
+
+
+def _drop_foreign(element) -> None:
+    """Along the path of last children, from <tv> down to a channel or programme (which keep what they hold
+    until they end): every child but the last is complete and of no use any more."""
+    while (count := len(element)) > 0:
+        if count > 1:
+            del element[: count - 1]
+        element = element[0]
+        if element.tag in ITEM_TAGS:
+            return
+
+
 def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
     """Channels, programmes and what could not be read, in file order. Raises NotXmltv."""
     from lxml import etree  # deferred: the guide's API functions map nothing and need no parser
 
+    guarded = _GuardedSource(source)
     events = etree.iterparse(
-        source,
-        events=("end",),
-        tag=("channel", "programme"),
+        guarded,
+        events=("start", "end"),  # the start of <tv>, and of each item to check where it is; the end to read it
+        tag=("tv", *ITEM_TAGS),
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -158,19 +198,24 @@ def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
         remove_comments=True,
         remove_pis=True,
     )
-    root = None  # the <tv> element, once the first item showed it is the root
+    root: Any = None  # the <tv> element
     try:
-        for _, element in events:
-            parent = element.getparent()
-            if parent is not root or root is None:
-                if parent is None or parent.tag != "tv" or parent.getparent() is not None:
-                    raise NotXmltv(f"line {element.sourceline}: <{element.tag}> outside the <tv> root")
-                root = parent
-            yield _programme(element) if element.tag == "programme" else _channel(element)
-            element.clear()
-            while element.getprevious() is not None:  # what is read is dropped: memory stays flat
-                del parent[0]
-        if events.root is None or events.root.tag != "tv":
+        for event, element in events:
+            tag = element.tag
+            if event == "start":
+                if root is None:
+                    if tag != "tv" or element.getparent() is not None:
+                        found = element.getroottree().getroot().tag
+                        raise NotXmltv(f"line {element.sourceline}: the root element is <{found}>, not <tv>")
+                    root = guarded.root = element
+                elif tag != "tv" and element.getparent() is not root:
+                    raise NotXmltv(f"line {element.sourceline}: <{tag}> outside the <tv> root")
+            elif tag != "tv":  # a <tv> inside <tv> is foreign, and dropped as such
+                yield _programme(element) if tag == "programme" else _channel(element)
+                element.clear()
+                while element.getprevious() is not None:  # what is read is dropped: memory stays flat
+                    del root[0]
+        if root is None:
             raise NotXmltv("the root element is not <tv>")
     except etree.XMLSyntaxError as error:
         raise NotXmltv(f"not well-formed XML: {error}") from None
@@ -211,7 +256,7 @@ def _programme(element) -> XmltvProgramme | Skipped:
         stop = parse_time(stop_text) if stop_text is not None else None
     except ValueError as error:
         return Skipped(SkipReason.INVALID_TIME, element.sourceline, channel, start_text, str(error))
-    programme = XmltvProgramme(channel=channel or "", start=start, stop=stop, line=element.sourceline)
+    programme = XmltvProgramme(channel or "", start, stop, element.sourceline)  # by position: cheaper than keywords
     titles, descriptions, categories = programme.titles, programme.descriptions, programme.categories
     for child in element:  # one pass over the children: this loop is most of the import's work
         tag = child.tag
