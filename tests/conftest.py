@@ -74,3 +74,17 @@ def aws() -> Iterator[None]:
 @pytest.fixture
 def dynamodb(aws: None):
     return boto3.client("dynamodb")
+
+
+# The slowest kinds of test first: `make test` hands whole files to two workers in this order
+# (`--dist loadfile --no-loadscope-reorder`), so the long local files start early and the many short unit files
+# fill the end, and both workers finish together.
+KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def kind(item: pytest.Item) -> int:
+        folder = item.path.parent.name
+        return KINDS_SLOWEST_FIRST.index(folder) if folder in KINDS_SLOWEST_FIRST else len(KINDS_SLOWEST_FIRST)
+
+    items.sort(key=kind)
