@@ -53,7 +53,7 @@ checkov: $(CHECKOV)
 	$(CHECKOV) --config-file .checkov.yaml
 
 pytest: $(INSTALLED)
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 ## bench: cold-init ratio of every function, the zipped layer's size (and that it works beside the runtime's
 ## boto3), DynamoDB calls per request, token CPU

@@ -3,6 +3,7 @@ run the handlers as configured there; AWS is moto, with tables created from the 
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import boto3
@@ -34,14 +35,27 @@ def template() -> Template:
     return TEMPLATE
 
 
-@pytest.fixture
-def aws() -> Iterator[None]:
-    """An empty emulated account with the template's resources, and fresh settings and clients."""
+_boto3_sessions: list[boto3.Session] = []
+
+
+def shared_boto3_session() -> boto3.Session:
+    """One boto3 session for every test of a worker. A session holds no AWS state, only what it read of botocore's
+    service models and endpoints: a fresh one reads them again, a third of a second a test."""
+    if not _boto3_sessions:
+        _boto3_sessions.append(boto3.Session())
+    return _boto3_sessions[0]
+
+
+@contextmanager
+def emulated_account() -> Iterator[None]:
+    """A fresh emulated account holding every resource of the template, empty, with fresh settings and clients
+    (`ott.aws.client`, `boto3.client`); moto forgets it on leaving."""
     from local.resources import create_all
     from ott.aws import client, reset_clients
     from ott.config import reset_settings
 
     with mock_aws(config=EMULATOR_CONFIG):
+        boto3.DEFAULT_SESSION = shared_boto3_session()  # mock_aws puts the one before it back on leaving
         reset_clients()
         reset_settings()
         create_all(TEMPLATE, client)
@@ -51,5 +65,26 @@ def aws() -> Iterator[None]:
 
 
 @pytest.fixture
+def aws() -> Iterator[None]:
+    """An account of its own for each test (`emulated_account`): nothing a test writes reaches another test."""
+    with emulated_account():
+        yield
+
+
+@pytest.fixture
 def dynamodb(aws: None):
     return boto3.client("dynamodb")
+
+
+# The slowest kinds of test first: `make test` hands whole files to two workers in this order
+# (`--dist loadfile --no-loadscope-reorder`), so the long local files start early and the many short unit files
+# fill the end, and both workers finish together.
+KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def kind(item: pytest.Item) -> int:
+        folder = item.path.parent.name
+        return KINDS_SLOWEST_FIRST.index(folder) if folder in KINDS_SLOWEST_FIRST else len(KINDS_SLOWEST_FIRST)
+
+    items.sort(key=kind)

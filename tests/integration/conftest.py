@@ -1,6 +1,7 @@
 import copy
 import importlib
 import threading
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,7 @@ import pytest
 
 from local.invoke import sample_event
 from local.seed import seed_demo
+from local.template import ACCOUNT, REGION
 from ops.registry_load import load
 from ott.aws import client
 from tests.conftest import DEMO_REGISTRY, TEMPLATE
@@ -53,12 +55,38 @@ def registry(aws: None) -> Path:
     return DEMO_REGISTRY
 
 
+# What seed_demo wrote, per services and day: {table name: moto's items of the table}.
+_seeded: dict[tuple[tuple[str, ...], date], dict[str, Any]] = {}
+
+
+def moto_tables() -> dict[str, Any]:
+    """The template's tables in the emulated account, as moto holds them."""
+    from moto.dynamodb.models import dynamodb_backends
+
+    tables = dynamodb_backends[ACCOUNT][REGION].tables
+    return {name: tables[name] for name in map(TEMPLATE.physical_name, TEMPLATE.of_type("AWS::DynamoDB::Table"))}
+
+
+def put_demo_data(services: tuple[str, ...]) -> None:
+    """seed_demo(services) into the emulated account's tables. It runs once per worker, services and day (the
+    guide is seeded around today); later calls put a copy of what it wrote into their fresh tables, as moto's own
+    backup restore copies items (the guide's 7,000 items take seconds through the API)."""
+    key = (services, datetime.now(UTC).date())
+    if key not in _seeded:
+        seed_demo(TEMPLATE, client("dynamodb"), services=services)
+        _seeded[key] = {name: copy.deepcopy(table.items) for name, table in moto_tables().items()}
+        return
+    for name, table in moto_tables().items():
+        table.items = copy.deepcopy(_seeded[key][name])
+
+
 @pytest.fixture
 def demo(aws: None, request: pytest.FixtureRequest) -> None:
     """The local stack's demo registry, clients and users, and the demo data of the services a module names
-    with `pytestmark = pytest.mark.demo_data("tvguide", ...)`: seeding every service costs seconds a test."""
+    with `pytestmark = pytest.mark.demo_data("tvguide", ...)` (`put_demo_data`): only those, as seeding every
+    service would cost seconds a test."""
     marker = request.node.get_closest_marker("demo_data")
-    seed_demo(TEMPLATE, client("dynamodb"), services=marker.args if marker else ())
+    put_demo_data(tuple(marker.args) if marker else ())
 
 
 def one_call_at_a_time(dynamodb: Any, monkeypatch: pytest.MonkeyPatch) -> None:
