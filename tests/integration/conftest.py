@@ -89,14 +89,19 @@ def demo(aws: None, request: pytest.FixtureRequest) -> None:
     put_demo_data(tuple(marker.args) if marker else ())
 
 
-def one_call_at_a_time(dynamodb: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """DynamoDB applies each write or transaction atomically; moto does not between threads, so the client's
-    calls take turns. What calls it (requests, consumers) still runs in parallel, as a race test needs."""
-    turn = threading.Lock()
-    make_call = dynamodb._make_api_call
+def one_call_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DynamoDB applies each write or transaction atomically; moto does not between threads, so the calls of
+    every DynamoDB client of the process (the handlers', an operator command's own) take turns. What makes them
+    (requests, consumers, loads) still runs in parallel, as a race test needs."""
+    from botocore.client import BaseClient
 
-    def atomic_call(*args: Any, **kwargs: Any) -> Any:
+    turn = threading.RLock()
+    make_call = BaseClient._make_api_call
+
+    def atomic_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.meta.service_model.service_name != "dynamodb":
+            return make_call(self, *args, **kwargs)
         with turn:
-            return make_call(*args, **kwargs)
+            return make_call(self, *args, **kwargs)
 
-    monkeypatch.setattr(dynamodb, "_make_api_call", atomic_call)
+    monkeypatch.setattr(BaseClient, "_make_api_call", atomic_call)

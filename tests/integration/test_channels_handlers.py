@@ -16,7 +16,7 @@ from ott.channels import store as channel_storage
 from ott.channels.service import served_configuration
 from ott.channels.validation import validate_configuration
 from tests.conftest import ROOT, SHARED_DATA
-from tests.integration.conftest import Context, invoke
+from tests.integration.conftest import Context, invoke, one_call_at_a_time
 
 DEMO_CHANNELS = ROOT / "local" / "demo" / "channels.yaml"
 TABLE = "ChannelsTable"
@@ -218,7 +218,9 @@ def test_rollback_restores_the_previous_version_and_a_named_one(aws, tmp_path, c
     assert "version 9 is not kept; kept: 1, 2, 3" in capsys.readouterr().err
 
 
-def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_part(aws, tmp_path, capsys):
+def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_part(
+    aws, tmp_path, capsys, monkeypatch
+):
     files = []
     for n in range(6):
         document = configuration(50 + n)
@@ -250,19 +252,9 @@ def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_
             except Exception as error:  # any failure is what the test reports
                 seen.append(repr(error))
 
-    # moto is not thread-safe (its transactions least of all): its calls are serialized, the race stays the
-    # service's, between a load's reads and its conditional writes.
-    emulator = threading.Lock()
-    dynamodb = client("dynamodb")
-
-    def before_call(**_: object) -> None:  # a handler that returns a value would replace the call's reply
-        emulator.acquire()
-
-    def after_call(**_: object) -> None:
-        emulator.release()
-
-    dynamodb.meta.events.register("before-call.dynamodb", before_call)
-    dynamodb.meta.events.register("after-call.dynamodb", after_call)
+    # moto is not thread-safe (its transactions least of all): its calls, the readers' and each load's own
+    # client's, take turns; the race stays the service's, between a load's reads and its conditional writes.
+    one_call_at_a_time(monkeypatch)
     readers = [threading.Thread(target=reader) for _ in range(2)]
     loaders = [threading.Thread(target=lambda f=f: results.append(load(f))) for f in files[1:]]
     for thread in readers + loaders:

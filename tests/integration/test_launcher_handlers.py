@@ -361,8 +361,7 @@ def test_an_event_out_of_the_time_range_goes_back_to_the_queue(demo, store):
 
 
 def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo, store, monkeypatch):
-    dynamodb = client("dynamodb")
-    one_call_at_a_time(dynamodb, monkeypatch)  # moto's calls take turns; the callers race
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
     snapshot = "C" * 43
     events = [click(f"c-{i}", 11, snapshot) for i in range(40)]
     start = threading.Barrier(8)

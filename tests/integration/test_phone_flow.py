@@ -173,7 +173,7 @@ def test_a_provider_outage_is_retried_by_the_state_machine(flow, monkeypatch):
 
 
 def test_concurrent_check_codes_each_count_once_and_confirm_once(flow, monkeypatch):
-    one_call_at_a_time(client("dynamodb"), monkeypatch)  # moto's calls take turns; the requests race
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the requests race
     request_id = flow.confirm("79990000002")["request_id"]
     pump(lambda: flow.verify(request_id)["code_input_required"] == "4_digit_code")
     code = outbox("79990000002")[0]["code"]

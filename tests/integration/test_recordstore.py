@@ -45,7 +45,7 @@ def test_an_expired_item_counts_as_absent_when_a_new_one_is_created(store):
 
 def test_parallel_wrong_passwords_against_dynamodb_are_limited(demo, monkeypatch):
     dynamodb = client("dynamodb")
-    one_call_at_a_time(dynamodb, monkeypatch)  # moto's calls take turns; the callers race
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
     store = auth_records(dynamodb, "AuthTable")
     policy = AuthPolicy()
     demo_tv = store.get(Client, "demo-tv")
