@@ -251,7 +251,7 @@ def test_approving_a_poster_shows_it_to_the_public_and_records_who_and_when(demo
 
 
 def test_time_travel_answers_the_nearest_snapshot_and_names_it(demo, moderator, store):
-    taken = store.latest_at_or_before(datetime.now(UTC))
+    taken = store.nearest_snapshot(datetime.now(UTC))
     assert taken is not None
     later = taken.taken_at + timedelta(days=1)
     for moment in (taken.taken_at.isoformat(), str(int(taken.taken_at.timestamp()) + 1), later.isoformat(), "0"):
@@ -273,7 +273,7 @@ def test_time_travel_answers_the_nearest_snapshot_and_names_it(demo, moderator, 
 def test_time_travel_picks_the_nearer_of_two_snapshots(demo, moderator, store):
     from ott.launcher.service import take_snapshot
 
-    first = store.latest_at_or_before(datetime.now(UTC))
+    first = store.nearest_snapshot(datetime.now(UTC))
     assert first is not None
     second = take_snapshot(store, first.taken_at + timedelta(hours=2))
     assert second is not None
@@ -407,10 +407,9 @@ def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store)
 
     reply = app.lambda_handler(sample_event("launcher_snapshot"), context("launcher_snapshot"))
     taken_at = datetime.fromisoformat(reply["taken_at"])
-    ref = store.latest_at_or_before(datetime.now(UTC))
-    assert ref is not None and ref.taken_at == taken_at
-    snapshot = store.snapshot(ref)
-    assert snapshot is not None and len(snapshot.block.posters) == 12
+    snapshot = store.nearest_snapshot(datetime.now(UTC))
+    assert snapshot is not None and snapshot.taken_at == taken_at
+    assert len(snapshot.block.posters) == 12
     assert snapshot.readings[1].total == 17
 
 
