@@ -10,6 +10,7 @@ import pytest
 from defusedxml.ElementTree import fromstring
 
 from local.invoke import context, principal_of, sample_event
+from local.metering import counting_calls
 from ops import launcher_moderate
 from ott.aws import client
 from ott.launcher.service import MODERATOR_SCOPE
@@ -285,6 +286,9 @@ def test_time_travel_picks_the_nearer_of_two_snapshots(demo, moderator, store):
         query = {"statistics": "true", "time_travel": moment.isoformat()}
         reply = invoke("launcher_poster", query={**query, "id": "5"}, principal=moderator)
         assert datetime.fromisoformat(reply["headers"]["X-Snapshot-Taken-At"]) == expected
+        with counting_calls(client("dynamodb")) as calls:  # found and read in one call (the bar: issue 9)
+            found = store.nearest_snapshot(moment)
+        assert found is not None and found.taken_at == expected and calls == {"Query": 1}
 
 
 def test_time_travel_with_no_snapshot_stored_is_404(aws, registry):
