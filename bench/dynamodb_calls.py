@@ -120,8 +120,8 @@ def niche_requests():
 
 def launcher_requests(template: Template):
     """posters and poster as the public, a subscriber with a home and a moderator see them, and click events.
-    The bar counts every call; the registry's reads (its version pointer, then the caller's territories: two)
-    are shown apart."""
+    The bar is on every call a request makes: the launcher's own and the registry's reads (its version pointer,
+    then the caller's prefixes or territories: two), shown split."""
     from local.invoke import context, sample_event
     from ott.auth.crypto import token_hash
     from ott.auth.login import sign_in
@@ -131,9 +131,11 @@ def launcher_requests(template: Template):
 
     def request(function: str, principal: dict | None = None, **query: str) -> Callable[[], dict]:
         handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        sample, suffix = sample_event(function), query.pop("format", "json")
         event = {
-            **sample_event(function),
-            "queryStringParameters": {**(sample_event(function)["queryStringParameters"] or {}), **query} or None,
+            **sample,
+            "path": sample["path"].replace(".json", f".{suffix}"),
+            "queryStringParameters": {**(sample["queryStringParameters"] or {}), **query} or None,
         }
         if principal is not None:
             event["requestContext"] = {**event["requestContext"], "authorizer": principal}
@@ -162,20 +164,19 @@ def launcher_requests(template: Template):
         "contractorId": str(access.contractor_id),
         "territoryId": str(access.territory_id),
     }
-    yield "launcher posters (address)", request("launcher_posters"), LAUNCHER_BAR
-    yield "launcher posters (account)", request("launcher_posters", moderator), LAUNCHER_BAR
-    yield (
-        "launcher posters moderation+statistics",
-        request("launcher_posters", moderator, moderation="true", statistics="true"),
-        LAUNCHER_BAR,
-    )
-    yield (
-        "launcher posters time_travel",
-        request("launcher_posters", moderator, statistics="true", time_travel="0"),
-        LAUNCHER_BAR,
-    )
-    yield "launcher poster (address)", request("launcher_poster"), LAUNCHER_BAR
-    yield "launcher poster statistics", request("launcher_poster", moderator, statistics="true"), LAUNCHER_BAR
+    variants: list[tuple[str, dict | None, dict[str, str]]] = [
+        ("(address)", None, {}),
+        ("xml (address)", None, {"format": "xml"}),
+        ("(account)", moderator, {}),
+        ("moderation", moderator, {"moderation": "true"}),
+        ("statistics", moderator, {"statistics": "true"}),
+        ("moderation+statistics", moderator, {"moderation": "true", "statistics": "true"}),
+        ("time_travel", moderator, {"statistics": "true", "time_travel": "0"}),
+        ("moderation+time_travel", moderator, {"moderation": "true", "statistics": "true", "time_travel": "0"}),
+    ]
+    for method in ("launcher_posters", "launcher_poster"):
+        for label, principal, query in variants:
+            yield f"{method.replace('_', ' ')} {label}", request(method, principal, **query), LAUNCHER_BAR
     consumer = importlib.import_module("functions.launcher_clicks.app").lambda_handler
     click = sample_event("launcher_clicks")
     yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR

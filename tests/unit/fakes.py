@@ -314,20 +314,21 @@ class InMemoryLauncherStore:
     def save_snapshot(self, snapshot) -> None:
         self.snapshots = sorted([*self.snapshots, snapshot], key=lambda taken: taken.taken_at)
 
-    def latest_at_or_before(self, moment):
-        from ott.launcher.selection import SnapshotRef
+    def nearest_snapshot(self, moment):
+        return nearest_of(self.snapshots, moment, lambda snapshot: snapshot.taken_at)
 
-        found = [s for s in self.snapshots if s.taken_at <= moment]
-        return SnapshotRef(found[-1].taken_at, found[-1].taken_at.isoformat()) if found else None
 
-    def earliest_after(self, moment):
-        from ott.launcher.selection import SnapshotRef
+def nearest_of(stored, moment, taken_at):
+    """What the DynamoDB store's one Query finds: of `stored` (in time order), the one with the latest moment
+    from which it is the nearest (`nearest_from`) before `moment`; the first when none is before it."""
+    from ott.launcher.selection import nearest_from
 
-        found = [s for s in self.snapshots if s.taken_at > moment]
-        return SnapshotRef(found[0].taken_at, found[0].taken_at.isoformat()) if found else None
-
-    def snapshot(self, ref):
-        return next((s for s in self.snapshots if s.taken_at == ref.taken_at), None)
+    found = None
+    for before, entry in zip([None, *stored], stored, strict=False):
+        start = nearest_from(None if before is None else taken_at(before), taken_at(entry))
+        if found is None or (start is not None and start < moment):
+            found = entry
+    return found
 
 
 class InMemoryGuideSummaries:

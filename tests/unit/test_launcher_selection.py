@@ -10,13 +10,12 @@ import pytest
 from ott.errors import InvalidValue, NotFound
 from ott.launcher.models import ModerationState, Statistics
 from ott.launcher.selection import (
-    SnapshotRef,
     View,
     Viewer,
     approve,
     choose_posters,
     etag_matches,
-    nearest_snapshot,
+    nearest_from,
     open_collection,
     parse_moment,
     shown_poster_ids,
@@ -24,6 +23,7 @@ from ott.launcher.selection import (
     strong_etag,
     with_statistics,
 )
+from tests.unit.fakes import nearest_of
 from tests.unit.launcher_data import NOW, block_document, compiled
 
 # Moscow region's Королёв (5) lies in Московская область (4), in the central district (2), in Russia (1).
@@ -246,17 +246,6 @@ def test_other_timestamps_are_refused_with_the_forms_named(value):
         parse_moment(value)
 
 
-class Snapshots:
-    def __init__(self, *hours: int) -> None:
-        self.refs = [SnapshotRef(taken_at=NOW + timedelta(hours=h), key=str(h)) for h in sorted(hours)]
-
-    def latest_at_or_before(self, moment):
-        return next((ref for ref in reversed(self.refs) if ref.taken_at <= moment), None)
-
-    def earliest_after(self, moment):
-        return next((ref for ref in self.refs if ref.taken_at > moment), None)
-
-
 @pytest.mark.parametrize(
     ("hours", "minutes", "expected"),
     [
@@ -270,5 +259,11 @@ class Snapshots:
     ],
 )
 def test_time_travel_answers_the_nearest_stored_snapshot(hours, minutes, expected):
-    found = nearest_snapshot(Snapshots(*hours), NOW + timedelta(minutes=minutes))
-    assert (found.key if found else None) == expected
+    taken = sorted(NOW + timedelta(hours=hour) for hour in hours)
+    found = nearest_of(taken, NOW + timedelta(minutes=minutes), lambda moment: moment)
+    assert (str(round((found - NOW) / timedelta(hours=1))) if found else None) == expected
+
+
+def test_a_snapshot_is_the_nearest_from_halfway_after_the_one_before_it():
+    assert nearest_from(None, NOW) is None  # the first: nearest to every moment until the next
+    assert nearest_from(NOW, NOW + timedelta(hours=2)) == NOW + timedelta(hours=1)

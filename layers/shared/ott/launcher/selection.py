@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BeforeValidator
 
@@ -265,23 +265,9 @@ def _moment_from_text(text: str) -> datetime:
 Moment = Annotated[datetime, BeforeValidator(parse_moment)]
 
 
-@dataclass(frozen=True)
-class SnapshotRef:
-    taken_at: datetime
-    key: str
-
-
-class SnapshotIndex(Protocol):
-    """The stored snapshots by the time they were taken."""
-
-    def latest_at_or_before(self, moment: datetime) -> SnapshotRef | None: ...
-    def earliest_after(self, moment: datetime) -> SnapshotRef | None: ...
-
-
-def nearest_snapshot(index: SnapshotIndex, moment: datetime) -> SnapshotRef | None:
-    """The stored snapshot taken nearest to `moment`; of two as near, the earlier, which was the one in
-    force at that moment. None when nothing was ever stored."""
-    before, after = index.latest_at_or_before(moment), index.earliest_after(moment)
-    if before is None or after is None:
-        return before or after
-    return before if moment - before.taken_at <= after.taken_at - moment else after
+def nearest_from(previous: datetime | None, taken_at: datetime) -> datetime | None:
+    """The moment after which a snapshot taken at `taken_at` is the nearest, `previous` being the snapshot
+    before it: halfway (at the very moment, as near to both, the earlier, in force then, answers); None for
+    the first, nearest to every moment until the next. The nearest snapshot to a moment is then the one with
+    the latest of these moments before it."""
+    return None if previous is None else previous + (taken_at - previous) / 2

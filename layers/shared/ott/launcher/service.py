@@ -22,7 +22,6 @@ from ott.launcher.selection import (
     Viewer,
     approve,
     choose_posters,
-    nearest_snapshot,
     open_collection,
     shown_poster_ids,
     snapshot_hash,
@@ -113,8 +112,7 @@ def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: 
             f"moderation, statistics and time_travel need a token with the {MODERATOR_SCOPE!r} scope", MODERATOR_SCOPE
         )
     if params.time_travel is not None:
-        ref = nearest_snapshot(store, params.time_travel)
-        snapshot = store.snapshot(ref) if ref is not None else None
+        snapshot = store.nearest_snapshot(params.time_travel)
         if snapshot is None:
             raise NotFound("no snapshot of the launcher block is stored")
         return Scene(snapshot.block, snapshot.approvals, snapshot.taken_at, snapshot.readings, snapshot.taken_at)

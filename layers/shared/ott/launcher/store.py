@@ -6,7 +6,9 @@ One table, keyed `pk`/`sk`:
 - `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day and
   `s#<snapshot hash>` per snapshot; all of a block's counters are one Query of this partition;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
-- `SNAPSHOT`/<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`).
+- `SNAPSHOT`/<from>|<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`), keyed
+  by the moment `from` which it is the nearest snapshot (halfway from the one before it), so that the snapshot
+  nearest to a moment is the one Query `sk < moment`, descending, Limit 1 (docs/decisions.md).
 """
 
 import json
@@ -32,7 +34,7 @@ from ott.launcher.records import (
     readings_from_json,
     readings_to_json,
 )
-from ott.launcher.selection import SnapshotIndex, SnapshotRef
+from ott.launcher.selection import nearest_from
 from ott.recordstore import ConcurrentChange
 
 BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
@@ -44,6 +46,8 @@ CONFLICT_RETRIES = 4
 # Hour counters behind the rolling day are dropped by later clicks, this many hours at a time.
 PRUNED_HOURS = 2 * DAILY_HOURS
 HOUR_PREFIX, HASH_PREFIX = "h#", "s#"  # counter attributes: h#<hours since the epoch>, s#<snapshot hash>
+# The sort key's `from` part of the first snapshot: before every moment.
+BEFORE_ALL = "0000"
 # DynamoDB's item limit; a snapshot beyond it is refused before the write, with its size.
 MAX_ITEM_BYTES = 400 * 1024
 
@@ -52,7 +56,7 @@ class SnapshotTooLarge(Exception):
     """A snapshot that does not fit one item."""
 
 
-class LauncherStore(ClickStore, SnapshotIndex, Protocol):
+class LauncherStore(ClickStore, Protocol):
     def current(self) -> Current | None:
         """The block in force, or None before the first load."""
         ...
@@ -66,9 +70,14 @@ class LauncherStore(ClickStore, SnapshotIndex, Protocol):
         """Every poster's counters, every snapshot hash included (for snapshots)."""
         ...
 
-    def save_snapshot(self, snapshot: Snapshot) -> None: ...
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Store `snapshot`, taken after every one stored before it."""
+        ...
 
-    def snapshot(self, ref: SnapshotRef) -> Snapshot | None: ...
+    def nearest_snapshot(self, moment: datetime) -> Snapshot | None:
+        """The stored snapshot taken nearest to `moment` (of two as near, the earlier: `nearest_from`); None
+        when none is stored."""
+        ...
 
 
 class LauncherSettings(EnvSettings):
@@ -88,7 +97,6 @@ class DynamoLauncherStore:
     def __init__(self, dynamodb: Any, table: str) -> None:
         self._dynamodb = dynamodb
         self._table = table
-        self._fetched: dict[str, dict[str, Any]] = {}  # snapshot items the index queries already returned
 
     # The block
 
@@ -232,43 +240,43 @@ class DynamoLauncherStore:
         packed = zlib.compress(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         if len(packed) > MAX_ITEM_BYTES - 1024:  # room for the keys and attribute names
             raise SnapshotTooLarge(f"the snapshot is {len(packed)} bytes compressed, above DynamoDB's item limit")
-        item = {"pk": {"S": SNAPSHOTS}, "sk": {"S": moment_key(snapshot.taken_at)}, "doc": {"B": packed}}
+        # Keyed by the moment from which it is the nearest, after the latest one stored (its doc says when it
+        # was taken), so that the nearest snapshot is one read. One taken at the same moment replaces it.
+        latest = self._snapshot_items("sk > :at", BEFORE_ALL, forward=False)
+        before = (
+            datetime.fromisoformat(json.loads(zlib.decompress(latest[0]["doc"]["B"]))["taken_at"]) if latest else None
+        )
+        start = nearest_from(before, snapshot.taken_at)
+        key = f"{BEFORE_ALL if start is None else moment_key(start)}|{moment_key(snapshot.taken_at)}"
+        if latest and before == snapshot.taken_at:
+            key = latest[0]["sk"]["S"]
+        item = {"pk": {"S": SNAPSHOTS}, "sk": {"S": key}, "doc": {"B": packed}}
         self._dynamodb.put_item(TableName=self._table, Item=item)
 
-    def latest_at_or_before(self, moment: datetime) -> SnapshotRef | None:
-        return self._one("sk <= :at", moment, forward=False)
-
-    def earliest_after(self, moment: datetime) -> SnapshotRef | None:
-        return self._one("sk > :at", moment, forward=True)
-
-    def _one(self, condition: str, moment: datetime, forward: bool) -> SnapshotRef | None:
-        items = self._dynamodb.query(
-            TableName=self._table,
-            KeyConditionExpression=f"pk = :pk AND {condition}",
-            ExpressionAttributeValues={":pk": {"S": SNAPSHOTS}, ":at": {"S": moment_key(moment)}},
-            ScanIndexForward=forward,
-            Limit=1,
-        ).get("Items", [])
+    def nearest_snapshot(self, moment: datetime) -> Snapshot | None:
+        """One Query: the snapshot nearest from the latest `from` before the moment. Snapshots stored before
+        this key layout (keyed by their time alone) answer as the latest taken at or before the moment."""
+        at = moment_key(moment)
+        items = self._snapshot_items("sk < :at", at, forward=False) or self._snapshot_items("sk > :at", at, True)
         if not items:
             return None
-        key = items[0]["sk"]["S"]
-        self._fetched[key] = items[0]
-        return SnapshotRef(taken_at=datetime.strptime(key, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC), key=key)
-
-    def snapshot(self, ref: SnapshotRef) -> Snapshot | None:
-        item = self._fetched.pop(ref.key, None)
-        if item is None:
-            key = {"pk": {"S": SNAPSHOTS}, "sk": {"S": ref.key}}
-            item = self._dynamodb.get_item(TableName=self._table, Key=key).get("Item")
-        if item is None:
-            return None
-        doc = json.loads(zlib.decompress(item["doc"]["B"]))
+        doc = json.loads(zlib.decompress(items[0]["doc"]["B"]))
         return Snapshot(
             taken_at=datetime.fromisoformat(doc["taken_at"]),
             block=block_from_json(doc["block"]),
             approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
             readings={int(key): readings_from_json(value) for key, value in doc["readings"].items()},
         )
+
+    def _snapshot_items(self, condition: str, at: str, forward: bool) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = self._dynamodb.query(
+            TableName=self._table,
+            KeyConditionExpression=f"pk = :pk AND {condition}",
+            ExpressionAttributeValues={":pk": {"S": SNAPSHOTS}, ":at": {"S": at}},
+            ScanIndexForward=forward,
+            Limit=1,
+        ).get("Items", [])
+        return items
 
 
 def launcher_store() -> DynamoLauncherStore:
