@@ -192,9 +192,7 @@ def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapsh
         poster: ClickReadings(
             total=reading.total,
             hourly={hour: count for hour, count in reading.hourly.items() if hour in window},
-            by_hash=dict(
-                sorted(reading.by_hash.items(), key=lambda pair: (-pair[1], pair[0]))[:SNAPSHOT_HASHES_PER_POSTER]
-            ),
+            by_hash=most_clicked(reading.by_hash),
         )
         for poster, reading in store.all_readings().items()
         if poster in ids
@@ -205,6 +203,7 @@ def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapsh
 
 
 def most_clicked(by_hash: Mapping[str, int]) -> dict[str, int]:
+    """The SNAPSHOT_HASHES_PER_POSTER most clicked hashes; of as many clicks, the first by name."""
     ranked = sorted(by_hash.items(), key=lambda pair: (-pair[1], pair[0]))
     return dict(ranked[:SNAPSHOT_HASHES_PER_POSTER])
 

@@ -88,9 +88,18 @@ def poster_key(poster_id: int) -> str:
     return f"{poster_id:020d}"
 
 
+MOMENT_KEY = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
 def moment_key(moment: datetime) -> str:
     """Sorts like the moments it names."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime(MOMENT_KEY)
+
+
+def taken_at_of(snapshot_key: str) -> datetime:
+    """When the snapshot stored under `snapshot_key` was taken: its last part (the whole key in the layout
+    before `from|taken`)."""
+    return datetime.strptime(snapshot_key.rsplit("|", 1)[-1], MOMENT_KEY).replace(tzinfo=UTC)
 
 
 class DynamoLauncherStore:
@@ -243,9 +252,7 @@ class DynamoLauncherStore:
         # Keyed by the moment from which it is the nearest, after the latest one stored (its doc says when it
         # was taken), so that the nearest snapshot is one read. One taken at the same moment replaces it.
         latest = self._snapshot_items("sk > :at", BEFORE_ALL, forward=False)
-        before = (
-            datetime.fromisoformat(json.loads(zlib.decompress(latest[0]["doc"]["B"]))["taken_at"]) if latest else None
-        )
+        before = taken_at_of(latest[0]["sk"]["S"]) if latest else None
         start = nearest_from(before, snapshot.taken_at)
         key = f"{BEFORE_ALL if start is None else moment_key(start)}|{moment_key(snapshot.taken_at)}"
         if latest and before == snapshot.taken_at:
