@@ -254,11 +254,14 @@ class InMemoryNicheStore:
 
 
 class InMemoryLauncherStore:
-    """The launcher store in memory: one lock makes each write atomic, as DynamoDB's transactions are."""
+    """The launcher store in memory: one lock makes each write atomic, as DynamoDB's transactions are.
+    Given a registry, it hands it out with the block, as the DynamoDB adapter hands out the registry pinned
+    to the version pointer it read with the block; without one, the caller reads its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: InMemoryRegistryStore | None = None) -> None:
         from ott.launcher.records import Current, Snapshot
 
+        self.registry = registry
         self.block: Current | None = None
         self.snapshots: list[Snapshot] = []
         self.events: dict[str, int] = {}  # event id -> forget after
@@ -269,6 +272,9 @@ class InMemoryLauncherStore:
 
     def current(self):
         return self.block
+
+    def current_and_registry(self):
+        return self.block, self.registry
 
     def replace_block(self, current):
         from ott.launcher.records import Current

@@ -2,7 +2,8 @@
 
 One table, keyed `pk`/`sk`:
 - `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes, and
-  its poster ids (`ids`, a number set) that a click's transaction checks;
+  its poster ids (`ids`, a number set) that a click's transaction checks; a request reads it in one call with
+  the registry's version pointer (`current_and_registry`);
 - `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day and
   `s#<snapshot hash>` per snapshot; all of a block's counters are one Query of this partition;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
@@ -35,7 +36,8 @@ from ott.launcher.records import (
     readings_to_json,
 )
 from ott.launcher.selection import nearest_from
-from ott.recordstore import ConcurrentChange
+from ott.recordstore import ConcurrentChange, batch_get
+from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
 
 BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
 CLICKS = "CLICKS"
@@ -59,6 +61,12 @@ class SnapshotTooLarge(Exception):
 class LauncherStore(ClickStore, Protocol):
     def current(self) -> Current | None:
         """The block in force, or None before the first load."""
+        ...
+
+    def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
+        """The block in force and, from a store that reads the registry's version pointer in the same call,
+        the registry as of that moment (pinned to it: its reads need no read of the pointer and see that one
+        version); None from a store that does not (the caller reads the registry on its own)."""
         ...
 
     def replace_block(self, current: Current) -> Current:
@@ -103,23 +111,35 @@ def taken_at_of(snapshot_key: str) -> datetime:
 
 
 class DynamoLauncherStore:
-    def __init__(self, dynamodb: Any, table: str) -> None:
+    """`registry`: the registry's version pointer, read with the block by `current_and_registry` (the
+    posters and poster functions); None where the registry is not read."""
+
+    def __init__(self, dynamodb: Any, table: str, registry: RegistryPointer | None = None) -> None:
         self._dynamodb = dynamodb
         self._table = table
+        self._registry = registry
 
     # The block
 
     def current(self) -> Current | None:
         item = self._dynamodb.get_item(TableName=self._table, Key=BLOCK_KEY, ConsistentRead=True).get("Item")
-        if item is None:
-            return None
-        doc = json.loads(item["doc"]["S"])
-        return Current(
-            block=block_from_json(doc["block"]),
-            approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
-            loaded_at=datetime.fromisoformat(doc["loaded_at"]),
-            version=int(item["v"]["N"]),
+        return current_of(item)
+
+    def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
+        """One BatchGetItem across the two tables, both items strongly consistent: the block as `current`
+        reads it, and the pointer as the registry reads it (so the registry's reads see one version)."""
+        if self._registry is None:
+            return self.current(), None
+        pointer = self._registry
+        found = batch_get(
+            self._dynamodb,
+            {
+                self._table: {"Keys": [BLOCK_KEY], "ConsistentRead": True},
+                pointer.table: {"Keys": [pointer.key], "ConsistentRead": True},
+            },
         )
+        block, index = found[self._table], found[pointer.table]
+        return current_of(block[0] if block else None), pinned_registry_store(index[0] if index else None)
 
     def replace_block(self, current: Current) -> Current:
         doc = {
@@ -286,5 +306,17 @@ class DynamoLauncherStore:
         return items
 
 
-def launcher_store() -> DynamoLauncherStore:
-    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table)
+def current_of(item: dict[str, Any] | None) -> Current | None:
+    if item is None:
+        return None
+    doc = json.loads(item["doc"]["S"])
+    return Current(
+        block=block_from_json(doc["block"]),
+        approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+        loaded_at=datetime.fromisoformat(doc["loaded_at"]),
+        version=int(item["v"]["N"]),
+    )
+
+
+def launcher_store(registry: RegistryPointer | None = None) -> DynamoLauncherStore:
+    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table, registry)
