@@ -3,19 +3,25 @@
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 import pytest
+import yaml
 from defusedxml.ElementTree import fromstring
 
 from local.invoke import context, principal_of, sample_event
 from local.metering import counting_calls
 from ops import launcher_moderate
+from ops.registry_load import write
 from ott.aws import client
 from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
-from tests.conftest import TEMPLATE
+from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.store import DynamoRegistryStore
+from tests.conftest import DEMO_REGISTRY, TEMPLATE
 from tests.integration.conftest import invoke, one_call_at_a_time
 
 pytestmark = pytest.mark.demo_data("launcher")
@@ -289,6 +295,73 @@ def test_time_travel_picks_the_nearer_of_two_snapshots(demo, moderator, store):
         with counting_calls(client("dynamodb")) as calls:  # found and read in one call (the bar: issue 9)
             found = store.nearest_snapshot(moment)
         assert found is not None and found.taken_at == expected and calls == {"Query": 1}
+
+
+@contextmanager
+def batch_requests() -> Iterator[list[dict]]:
+    """The RequestItems of every BatchGetItem sent while the block runs."""
+    sent: list[dict] = []
+
+    def keep(params: dict, **_: object) -> None:
+        sent.append(params["RequestItems"])
+
+    events = client("dynamodb").meta.events
+    events.register("before-parameter-build.dynamodb.BatchGetItem", keep)
+    try:
+        yield sent
+    finally:
+        events.unregister("before-parameter-build.dynamodb.BatchGetItem", keep)
+
+
+@pytest.mark.parametrize("moderation", [{}, {"moderation": "true"}], ids=["statistics", "moderation+statistics"])
+@pytest.mark.parametrize(("function", "query"), [("launcher_posters", {}), ("launcher_poster", {"id": "5"})])
+def test_a_live_statistics_view_makes_three_calls_the_registrys_included(demo, moderator, function, query, moderation):
+    with counting_calls(client("dynamodb")) as calls, batch_requests() as batches:
+        reply = invoke(function, query={**query, "statistics": "true", **moderation}, principal=moderator)
+    assert reply["statusCode"] == 200 and "statistics" in reply["body"]
+    # The bar (issue 9): the block with the registry's pointer, the counters, the territories of the account's home.
+    assert calls == {"BatchGetItem": 2, "Query": 1}
+    block_and_pointer = batches[0]
+    assert set(block_and_pointer) == {TEMPLATE.physical_name("LauncherTable"), TEMPLATE.physical_name("RegistryTable")}
+    assert all(part["ConsistentRead"] for part in block_and_pointer.values())
+
+
+@pytest.mark.parametrize("function", ["launcher_posters", "launcher_poster"])
+def test_a_public_view_placed_by_its_address_makes_two_calls(demo, function):
+    with counting_calls(client("dynamodb")) as calls:
+        reply = invoke(function, query={"id": "5"} if function == "launcher_poster" else None, source_ip="198.51.100.7")
+    assert reply["statusCode"] == 200
+    assert calls == {"BatchGetItem": 2}  # the block with the registry's pointer, then the address's prefixes
+
+
+def reload_registry_moving_the_second_contractors_network_to_korolyov() -> None:
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    prefix = next(entry for entry in document["prefixes"] if entry["CIDR"] == "198.51.100.0/24")
+    prefix.update(contractor=1, territories=[5])
+    write(compile_catalog(parse_catalog(document)), TEMPLATE.physical_name("RegistryTable"), client("dynamodb"))
+
+
+KOROLYOV_IDS = [1, 2, 3, 4, 5, 9, 10, 11, 12]  # Королёв lies in Московская область (4), which the ad (9) targets
+
+
+def test_a_registry_reload_between_requests_is_seen_by_the_next_request(demo):
+    assert 8 in ids(invoke("launcher_posters", source_ip="198.51.100.7"))
+    reload_registry_moving_the_second_contractors_network_to_korolyov()
+    assert ids(invoke("launcher_posters", source_ip="198.51.100.7")) == KOROLYOV_IDS
+
+
+def test_a_request_during_a_registry_load_sees_the_old_registry_until_the_pointer_moves(demo, monkeypatch):
+    seen: dict[str, list[int]] = {}
+    publish = DynamoRegistryStore._publish
+
+    def look_then_publish(self, index, load):
+        seen["during"] = ids(invoke("launcher_posters", source_ip="198.51.100.7"))  # every new item written
+        publish(self, index, load)
+
+    monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
+    reload_registry_moving_the_second_contractors_network_to_korolyov()
+    assert seen["during"] == [1, 2, 3, 4, 5, 8, 10, 11, 12]  # the second contractor's film, as before the load
+    assert ids(invoke("launcher_posters", source_ip="198.51.100.7")) == KOROLYOV_IDS
 
 
 def test_time_travel_with_no_snapshot_stored_is_404(aws, registry):

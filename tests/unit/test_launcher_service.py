@@ -89,6 +89,27 @@ def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothi
     assert not store.reads
 
 
+class NoRegistry:
+    """A registry that must not be read."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the registry passed in was read ({name})")
+
+
+def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store):
+    launcher = InMemoryLauncherStore(registry=store)
+    load_block(launcher, block_document(), FakeGuide(), NOW)
+    assert 8 in ids(posters(launcher, NoRegistry(), Caller("198.51.100.7")))  # the second contractor's film
+    assert store.reads["index"] == 1
+
+
+def test_time_travel_places_the_client_with_the_registry_as_it_is_now(store):
+    launcher = InMemoryLauncherStore(registry=NoRegistry())  # the block's moment is not the snapshot's
+    load_block(launcher, block_document(), FakeGuide(), NOW)
+    travelled = Caller("198.51.100.7", MODERATOR)  # no home: placed by its address
+    assert 8 in ids(posters(launcher, store, travelled, statistics=True, time_travel=NOW))
+
+
 def test_before_the_first_load_the_block_is_empty(store):
     assert ids(posters(InMemoryLauncherStore(), store)) == []
 

@@ -6,7 +6,8 @@ Query of one partition, read as far as its answer needs: never a Scan.
 Versions. The `INDEX` item is the version pointer: the service catalogue, the prefix lengths and the
 generation `gen` readers see. A load writes each item it changes with the new generation in `v`, keeping the
 content readers still see in `prev` (with its generation in `pv`), and switches the pointer last. A reader
-pins the generation when it reads the pointer (`index()`) and takes from every item the content of that
+pins the generation when it reads the pointer (`index()`, or `pin` with the pointer item another service read
+in one call with its own items) and takes from every item the content of that
 generation, so what it reads during a load is the old registry or, once the pointer moved, the new one.
 A load that never switched the pointer (it failed, or a later load took over) is listed in `aborted`: its
 items count as never written. Reads are strongly consistent: an eventually consistent read could meet the
