@@ -119,16 +119,20 @@ def niche_requests():
 
 
 def launcher_requests(template: Template):
-    """posters and poster as the public, a subscriber with a home and a moderator see them, and click events.
+    """posters and poster as the public, a subscriber with a home and a moderator see them, and click events
+    (the last on a hash new to a poster that counts as many as it may: one gives way).
     The bar is on every call a request makes: the launcher's own and the registry's reads (its version pointer,
     read with the block in one call but for time travel, then the caller's prefixes or territories), shown
     split."""
+    from datetime import UTC, datetime
+
     from local.invoke import context, sample_event
     from ott.auth.crypto import token_hash
     from ott.auth.login import sign_in
     from ott.auth.policy import AuthPolicy
     from ott.auth.records import Client
     from ott.auth.store import auth_store
+    from ott.launcher.clicks import HASHES_PER_POSTER
 
     def request(function: str, principal: dict | None = None, **query: str) -> Callable[[], dict]:
         handler = importlib.import_module(f"functions.{function}.app").lambda_handler
@@ -182,6 +186,17 @@ def launcher_requests(template: Template):
     click = sample_event("launcher_clicks")
     yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
     yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+
+    def clicked(event_id: str, snapshot_hash: str) -> dict:
+        record = click["Records"][0]
+        body = {**json.loads(record["body"]), "event_id": event_id, "snapshot_hash": snapshot_hash}
+        body["time"] = datetime.now(UTC).isoformat()
+        return {"Records": [{**record, "body": json.dumps(body)}]}
+
+    for number in range(HASHES_PER_POSTER):  # the poster counts as many hashes as it may
+        consumer(clicked(f"bench-hash-{number}", f"{number:043d}"), context("launcher_clicks"))
+    new_hash = clicked("bench-new-hash", "N" * 43)
+    yield "launcher click event (new hash, full)", lambda: consumer(new_hash, context("launcher_clicks")), CLICK_BAR
 
 
 def show_launcher(table: TextIO, name: str, call: Callable[[], dict], bar: int) -> int:

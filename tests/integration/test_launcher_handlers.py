@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,8 @@ from local.metering import counting_calls
 from ops import launcher_moderate
 from ops.registry_load import write
 from ott.aws import client
+from ott.launcher.block import MAX_POSTERS
+from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, Click, Counted, hour_of
 from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
 from ott.registry.catalog import compile_catalog, parse_catalog
@@ -476,6 +479,91 @@ def test_a_transaction_conflict_is_retried_and_counts_once(demo, store, monkeypa
     monkeypatch.setattr(dynamodb, "_make_api_call", conflicting)
     assert consume(click("conflict-1", 12, "D" * 43)) == {"batchItemFailures": []}
     assert conflicts and store.readings([12], "D" * 43)[12].total == 1
+
+
+def hash_of(number: int) -> str:
+    return f"{number:043d}"
+
+
+def click_at(store: DynamoLauncherStore, poster_id: int, snapshot: str, hour: int) -> Counter[str]:
+    """Count one click of `poster_id` in `hour`; the calls it took."""
+    event = Click(f"h-{poster_id}-{snapshot}-{hour}", poster_id, snapshot, hour, int(time.time()) + 3600)
+    with counting_calls(client("dynamodb")) as calls:
+        assert store.count_once(event) is Counted.COUNTED
+    return calls
+
+
+def counter_item(poster_id: int) -> dict:
+    key = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{poster_id:020d}"}}
+    return client("dynamodb").get_item(TableName=TEMPLATE.physical_name("LauncherTable"), Key=key)["Item"]
+
+
+def item_bytes(value: dict) -> int:
+    """DynamoDB's size of an item (names and values; a number as its digits, a map 3 bytes and 1 a member)."""
+
+    def size(attribute: dict) -> int:
+        ((kind, inner),) = attribute.items()
+        if kind == "M":
+            return 3 + sum(len(name.encode()) + size(member) + 1 for name, member in inner.items())
+        return len(str(inner).encode())
+
+    return sum(len(name.encode()) + size(attribute) for name, attribute in value.items())
+
+
+def test_a_poster_counts_a_bounded_number_of_hashes_a_new_one_replacing_the_least_recently_clicked(demo, store):
+    hour = hour_of(datetime.now(UTC)) - 20  # every click within the rolling day
+    assert click_at(store, 10, hash_of(0), hour) == {"TransactWriteItems": 2}  # the poster's first hash
+    for number in range(1, HASHES_PER_POSTER):
+        assert click_at(store, 10, hash_of(number), hour + number) == {"TransactWriteItems": 1}
+    click_at(store, 10, hash_of(0), hour + HASHES_PER_POSTER)  # clicked again: now hash 1 is the least recent
+    # Each hash beyond the bound takes the place of the one clicked least recently: one call more, never a failure.
+    for number in range(HASHES_PER_POSTER, HASHES_PER_POSTER + 3):
+        assert click_at(store, 10, hash_of(number), hour + number + 1) == {"TransactWriteItems": 2}
+    counts = store.all_readings()[10].by_hash
+    assert len(counts) == HASHES_PER_POSTER and not {hash_of(1), hash_of(2), hash_of(3)} & set(counts)
+    assert counts[hash_of(0)] == 2 and counts[hash_of(HASHES_PER_POSTER)] == 1
+    assert store.readings([10], hash_of(0))[10].total == HASHES_PER_POSTER + 4  # every click counted
+
+
+def test_a_posters_counter_stays_small_enough_for_a_full_block_to_be_one_read_however_many_hashes(demo, store):
+    hour = hour_of(datetime.now(UTC))
+    for number in range(60):
+        click_at(store, 10, hash_of(number), hour - number % (DAILY_HOURS + 2))  # every hour of the day used
+    assert item_bytes(counter_item(10)) <= 1024 * 1024 // MAX_POSTERS  # a Query page is 1 MB of whole items
+
+
+def test_a_counter_written_before_the_bound_keeps_its_counts_and_counts_on(demo, store):
+    hour = hour_of(datetime.now(UTC))
+    legacy = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{10:020d}"}, "total": {"N": "5"}}
+    legacy |= {f"s#{hash_of(1)}": {"N": "3"}, f"s#{hash_of(2)}": {"N": "2"}}
+    client("dynamodb").put_item(TableName=TEMPLATE.physical_name("LauncherTable"), Item=legacy)
+    assert click_at(store, 10, hash_of(1), hour) == {"TransactWriteItems": 2}
+    click_at(store, 10, hash_of(3), hour)
+    assert store.all_readings()[10].by_hash == {hash_of(1): 4, hash_of(2): 2, hash_of(3): 1}
+    shown = store.readings([10], hash_of(1))[10]
+    assert shown.total == 7 and shown.by_hash == {hash_of(1): 4}
+
+
+def test_concurrent_clicks_on_new_hashes_of_a_full_counter_lose_no_click(demo, store, monkeypatch):
+    hour = hour_of(datetime.now(UTC)) - 2
+    for number in range(HASHES_PER_POSTER):
+        click_at(store, 11, hash_of(number), hour)
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
+    events = [click(f"full-{i}", 11, hash_of(100 + i)) for i in range(16)]
+    start = threading.Barrier(4)
+
+    def consumer(share: list[dict]) -> None:
+        start.wait()
+        assert consume(*share) == {"batchItemFailures": []}
+
+    threads = [threading.Thread(target=consumer, args=(events[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    readings = store.all_readings()[11]
+    assert readings.total == HASHES_PER_POSTER + 16 and len(readings.by_hash) == HASHES_PER_POSTER
+    assert set(readings.by_hash) == {hash_of(100 + i) for i in range(4, 16)}  # the earlier ones gave way in turn
 
 
 def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store):

@@ -268,6 +268,7 @@ class InMemoryLauncherStore:
         self.totals: Counter[int] = Counter()
         self.hourly: dict[int, Counter[int]] = {}
         self.by_hash: dict[int, Counter[str]] = {}
+        self.clicked: dict[int, dict[str, int]] = {}  # poster -> hash -> the last hour it was clicked in
         self._lock = threading.Lock()
 
     def current(self):
@@ -286,7 +287,7 @@ class InMemoryLauncherStore:
             return self.block
 
     def count_once(self, click):
-        from ott.launcher.clicks import Counted
+        from ott.launcher.clicks import HASHES_PER_POSTER, Counted
 
         with self._lock:
             if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
@@ -296,7 +297,13 @@ class InMemoryLauncherStore:
             self.events[click.event_id] = click.forget_event_at
             self.totals[click.poster_id] += 1
             self.hourly.setdefault(click.poster_id, Counter())[click.hour] += 1
-            self.by_hash.setdefault(click.poster_id, Counter())[click.snapshot_hash] += 1
+            by_hash = self.by_hash.setdefault(click.poster_id, Counter())
+            clicked = self.clicked.setdefault(click.poster_id, {})
+            if click.snapshot_hash not in by_hash and len(by_hash) >= HASHES_PER_POSTER:
+                oldest = min(clicked, key=lambda name: (clicked[name], name))
+                del by_hash[oldest], clicked[oldest]
+            by_hash[click.snapshot_hash] += 1
+            clicked[click.snapshot_hash] = click.hour
             return Counted.COUNTED
 
     def readings(self, poster_ids, snapshot_hash):
