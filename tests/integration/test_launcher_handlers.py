@@ -18,7 +18,7 @@ from local.metering import counting_calls
 from ops import launcher_moderate
 from ops.registry_load import write
 from ott.aws import client
-from ott.launcher.block import MAX_POSTERS
+from ott.launcher.block import MAX_POSTERS, NoGuide
 from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, Click, Counted, hour_of
 from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.demo_data("launcher")
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 PUBLIC_IDS = [1, 2, 3, 4, 5, 10, 11, 12]  # from 127.0.0.1: contractor 1, Москва (3)
+DEMO_LAUNCHER = DEMO_REGISTRY.parent / "launcher.yaml"
 
 
 def body(reply):
@@ -564,6 +565,34 @@ def test_concurrent_clicks_on_new_hashes_of_a_full_counter_lose_no_click(demo, s
     readings = store.all_readings()[11]
     assert readings.total == HASHES_PER_POSTER + 16 and len(readings.by_hash) == HASHES_PER_POSTER
     assert set(readings.by_hash) == {hash_of(100 + i) for i in range(4, 16)}  # the earlier ones gave way in turn
+
+
+def counters_read_by_statistics() -> set[int]:
+    """The posters whose counters the statistics Query reads (the whole `CLICKS` partition)."""
+    items = client("dynamodb").query(
+        TableName=TEMPLATE.physical_name("LauncherTable"),
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": "CLICKS"}},
+    )["Items"]
+    return {int(item["sk"]["S"]) for item in items}
+
+
+def test_a_load_takes_the_counters_of_removed_posters_out_of_the_statistics_read_and_back_on_return(
+    demo, store, moderator
+):
+    from ott.launcher.service import load_block
+
+    document = yaml.safe_load(DEMO_LAUNCHER.read_text(encoding="utf-8"))
+    before = store.readings([2, 5], "x" * 43)
+    assert {2, 5} <= counters_read_by_statistics()
+    kept = [poster for poster in document["posters"] if poster["id"] not in (2, 5)]
+    load_block(store, {**document, "posters": kept}, NoGuide(), datetime.now(UTC))
+    assert counters_read_by_statistics() <= {poster["id"] for poster in kept}
+    assert consume(click("while-away", 2, "R" * 43)) == {"batchItemFailures": []}  # not in the block: dropped
+    load_block(store, document, NoGuide(), datetime.now(UTC))  # both back, their lifetime counts with them
+    assert store.readings([2, 5], "x" * 43) == before
+    reply = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator)
+    assert {p["id"]: p["statistics"]["count_total"] for p in body(reply)["posters"]}[2] == before[2].total
 
 
 def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store):

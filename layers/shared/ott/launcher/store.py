@@ -7,6 +7,8 @@ One table, keyed `pk`/`sk`:
 - `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day, and
   the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER hashes at most) and `clicked` (the last
   hour each was clicked in); all of a block's counters are one Query of this partition;
+- `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back in `CLICKS` when a load brings
+  the poster back;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
 - `SNAPSHOT`/<from>|<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`), keyed
   by the moment `from` which it is the nearest snapshot (halfway from the one before it), so that the snapshot
@@ -39,11 +41,14 @@ from ott.launcher.records import (
     readings_to_json,
 )
 from ott.launcher.selection import nearest_from
+from ott.observability import logger
 from ott.recordstore import ConcurrentChange, batch_get
 from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
 
 BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
 CLICKS = "CLICKS"
+RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
+BATCH_GET_LIMIT = 100
 SNAPSHOTS = "SNAPSHOT"
 # Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
 # each retries after a short random pause, and a message still failing goes back to the queue.
@@ -152,6 +157,16 @@ class DynamoLauncherStore:
         return current_of(block[0] if block else None), pinned_registry_store(index[0] if index else None)
 
     def replace_block(self, current: Current) -> Current:
+        """The block put conditionally on its version; the counters of posters it brings back return to the
+        `CLICKS` partition before (clicks on them count from then on) and those of posters it no longer holds
+        leave it after (no click counts on them any more), so that the statistics Query reads the block's."""
+        ids = {entry.id for entry in current.block.posters}
+        self._move_counters(RETIRED, CLICKS, self._retired(ids))
+        done = self._put_block(current, ids)
+        self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]["S"]) not in ids])
+        return done
+
+    def _put_block(self, current: Current, ids: set[int]) -> Current:
         doc = {
             "block": block_to_json(current.block),
             "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
@@ -167,13 +182,57 @@ class DynamoLauncherStore:
             "doc": {"S": json.dumps(doc, ensure_ascii=False)},
             "v": {"N": str(current.version + 1)},
         }
-        if current.block.posters:  # a number set is never empty: without `ids`, every click is dropped
-            item["ids"] = {"NS": sorted({str(entry.id) for entry in current.block.posters})}
+        if ids:  # a number set is never empty: without `ids`, every click is dropped
+            item["ids"] = {"NS": sorted(str(poster) for poster in ids)}
         try:
             self._dynamodb.put_item(TableName=self._table, Item=item, **condition)
         except self._dynamodb.exceptions.ConditionalCheckFailedException:
             raise ConcurrentChange from None
         return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
+
+    def _retired(self, ids: set[int]) -> list[dict[str, Any]]:
+        keys = [{"pk": {"S": RETIRED}, "sk": {"S": poster_key(poster)}} for poster in sorted(ids)]
+        found: list[dict[str, Any]] = []
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            chunk = {self._table: {"Keys": keys[start : start + BATCH_GET_LIMIT], "ConsistentRead": True}}
+            found += batch_get(self._dynamodb, chunk)[self._table]
+        return found
+
+    def _counters(self) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
+            "ConsistentRead": True,
+        }
+        found: list[dict[str, Any]] = []
+        while True:
+            reply = self._dynamodb.query(**request)
+            found += reply.get("Items", [])
+            if "LastEvaluatedKey" not in reply:
+                return found
+            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+
+    def _move_counters(self, source: str, target: str, counters: list[dict[str, Any]]) -> None:
+        """Each counter from partition `source` to `target`, in one transaction. A counter already in `target`
+        (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
+        for counter in counters:
+            moved = {**counter, "pk": {"S": target}}
+            try:
+                self._dynamodb.transact_write_items(
+                    TransactItems=[
+                        {
+                            "Put": {
+                                "TableName": self._table,
+                                "Item": moved,
+                                "ConditionExpression": "attribute_not_exists(pk)",
+                            }
+                        },
+                        {"Delete": {"TableName": self._table, "Key": {"pk": counter["pk"], "sk": counter["sk"]}}},
+                    ]
+                )
+            except self._dynamodb.exceptions.TransactionCanceledException:
+                logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]["S"]})
 
     # Clicks
 
