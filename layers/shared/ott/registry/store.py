@@ -197,9 +197,9 @@ class DynamoRegistryStore:
         return index_of(item)
 
     def pin(self, pointer: dict[str, Any] | None) -> None:
-        """See the registry as of `pointer`, its version pointer item (None: absent) that a caller read,
-        strongly consistent, in a call of its own: no read of the pointer follows, every read sees its
-        generation."""
+        """See the registry as of `pointer`, its version pointer item (None: absent) that another service read,
+        strongly consistent, in one call with items of its own: no read of the pointer follows, and every
+        read sees that generation."""
         self._generation = pointer_generation(pointer)
         self._pinned = index_of(pointer)
 
@@ -546,7 +546,7 @@ def registry_store() -> DynamoRegistryStore:
 @dataclass(frozen=True)
 class RegistryPointer:
     """The registry's version pointer, for a service that reads it in the same call as items of its own
-    (a cross-table BatchGetItem): its table and key. Read it strongly consistent, as the registry does (an
+    (a cross-table BatchGetItem): its table and key. Read it strongly consistent, as the registry does (a
     pointer read stale could be two loads old, a generation whose content the items no longer keep)."""
 
     table: str
