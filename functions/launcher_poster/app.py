@@ -8,11 +8,13 @@ from ott.launcher.api import CACHE, caller_of, poster_reply
 from ott.launcher.models import Poster
 from ott.launcher.params import PosterParams
 from ott.launcher.store import launcher_store
-from ott.registry.location import registry_store
+from ott.registry.location import registry_pointer, registry_store
 from ott.wire import FORMATS
 
 
 @api_handler(params=PosterParams, reply=Poster, formats=FORMATS, cache=CACHE, statuses=(401, 403, 404))
 def lambda_handler(request: ApiRequest[PosterParams, None]) -> Reply:
     """A collection (`id`) with its attached and related posters, as the client is shown them."""
-    return poster_reply(launcher_store(), registry_store(), caller_of(request), request.params, datetime.now(UTC))
+    return poster_reply(
+        launcher_store(registry_pointer()), registry_store(), caller_of(request), request.params, datetime.now(UTC)
+    )

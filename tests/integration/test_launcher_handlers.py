@@ -3,25 +3,35 @@
 import json
 import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 import pytest
+import yaml
 from defusedxml.ElementTree import fromstring
 
 from local.invoke import context, principal_of, sample_event
 from local.metering import counting_calls
 from ops import launcher_moderate
+from ops.registry_load import write
 from ott.aws import client
+from ott.launcher.block import MAX_POSTERS, NoGuide
+from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, Click, Counted, hour_of
 from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
-from tests.conftest import TEMPLATE
+from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.store import DynamoRegistryStore
+from tests.conftest import DEMO_REGISTRY, TEMPLATE
 from tests.integration.conftest import invoke, one_call_at_a_time
 
 pytestmark = pytest.mark.demo_data("launcher")
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 PUBLIC_IDS = [1, 2, 3, 4, 5, 10, 11, 12]  # from 127.0.0.1: contractor 1, Москва (3)
+DEMO_LAUNCHER = DEMO_REGISTRY.parent / "launcher.yaml"
 
 
 def body(reply):
@@ -291,6 +301,73 @@ def test_time_travel_picks_the_nearer_of_two_snapshots(demo, moderator, store):
         assert found is not None and found.taken_at == expected and calls == {"Query": 1}
 
 
+@contextmanager
+def batch_requests() -> Iterator[list[dict]]:
+    """The RequestItems of every BatchGetItem sent while the block runs."""
+    sent: list[dict] = []
+
+    def keep(params: dict, **_: object) -> None:
+        sent.append(params["RequestItems"])
+
+    events = client("dynamodb").meta.events
+    events.register("before-parameter-build.dynamodb.BatchGetItem", keep)
+    try:
+        yield sent
+    finally:
+        events.unregister("before-parameter-build.dynamodb.BatchGetItem", keep)
+
+
+@pytest.mark.parametrize("moderation", [{}, {"moderation": "true"}], ids=["statistics", "moderation+statistics"])
+@pytest.mark.parametrize(("function", "query"), [("launcher_posters", {}), ("launcher_poster", {"id": "5"})])
+def test_a_live_statistics_view_makes_three_calls_the_registrys_included(demo, moderator, function, query, moderation):
+    with counting_calls(client("dynamodb")) as calls, batch_requests() as batches:
+        reply = invoke(function, query={**query, "statistics": "true", **moderation}, principal=moderator)
+    assert reply["statusCode"] == 200 and "statistics" in reply["body"]
+    # The bar (issue 9): the block with the registry's pointer, the counters, the territories of the account's home.
+    assert calls == {"BatchGetItem": 2, "Query": 1}
+    block_and_pointer = batches[0]
+    assert set(block_and_pointer) == {TEMPLATE.physical_name("LauncherTable"), TEMPLATE.physical_name("RegistryTable")}
+    assert all(part["ConsistentRead"] for part in block_and_pointer.values())
+
+
+@pytest.mark.parametrize("function", ["launcher_posters", "launcher_poster"])
+def test_a_public_view_placed_by_its_address_makes_two_calls(demo, function):
+    with counting_calls(client("dynamodb")) as calls:
+        reply = invoke(function, query={"id": "5"} if function == "launcher_poster" else None, source_ip="198.51.100.7")
+    assert reply["statusCode"] == 200
+    assert calls == {"BatchGetItem": 2}  # the block with the registry's pointer, then the address's prefixes
+
+
+def reload_registry_moving_the_second_contractors_network_to_korolyov() -> None:
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    prefix = next(entry for entry in document["prefixes"] if entry["CIDR"] == "198.51.100.0/24")
+    prefix.update(contractor=1, territories=[5])
+    write(compile_catalog(parse_catalog(document)), TEMPLATE.physical_name("RegistryTable"), client("dynamodb"))
+
+
+KOROLYOV_IDS = [1, 2, 3, 4, 5, 9, 10, 11, 12]  # Королёв lies in Московская область (4), which the ad (9) targets
+
+
+def test_a_registry_reload_between_requests_is_seen_by_the_next_request(demo):
+    assert 8 in ids(invoke("launcher_posters", source_ip="198.51.100.7"))
+    reload_registry_moving_the_second_contractors_network_to_korolyov()
+    assert ids(invoke("launcher_posters", source_ip="198.51.100.7")) == KOROLYOV_IDS
+
+
+def test_a_request_during_a_registry_load_sees_the_old_registry_until_the_pointer_moves(demo, monkeypatch):
+    seen: dict[str, list[int]] = {}
+    publish = DynamoRegistryStore._publish
+
+    def look_then_publish(self, index, load):
+        seen["during"] = ids(invoke("launcher_posters", source_ip="198.51.100.7"))  # every new item written
+        publish(self, index, load)
+
+    monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
+    reload_registry_moving_the_second_contractors_network_to_korolyov()
+    assert seen["during"] == [1, 2, 3, 4, 5, 8, 10, 11, 12]  # the second contractor's film, as before the load
+    assert ids(invoke("launcher_posters", source_ip="198.51.100.7")) == KOROLYOV_IDS
+
+
 def test_time_travel_with_no_snapshot_stored_is_404(aws, registry):
     from functions.auth_token import app  # noqa: F401 - the handlers' modules import cleanly without data
 
@@ -403,6 +480,119 @@ def test_a_transaction_conflict_is_retried_and_counts_once(demo, store, monkeypa
     monkeypatch.setattr(dynamodb, "_make_api_call", conflicting)
     assert consume(click("conflict-1", 12, "D" * 43)) == {"batchItemFailures": []}
     assert conflicts and store.readings([12], "D" * 43)[12].total == 1
+
+
+def hash_of(number: int) -> str:
+    return f"{number:043d}"
+
+
+def click_at(store: DynamoLauncherStore, poster_id: int, snapshot: str, hour: int) -> Counter[str]:
+    """Count one click of `poster_id` in `hour`; the calls it took."""
+    event = Click(f"h-{poster_id}-{snapshot}-{hour}", poster_id, snapshot, hour, int(time.time()) + 3600)
+    with counting_calls(client("dynamodb")) as calls:
+        assert store.count_once(event) is Counted.COUNTED
+    return calls
+
+
+def counter_item(poster_id: int) -> dict:
+    key = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{poster_id:020d}"}}
+    return client("dynamodb").get_item(TableName=TEMPLATE.physical_name("LauncherTable"), Key=key)["Item"]
+
+
+def item_bytes(value: dict) -> int:
+    """DynamoDB's size of an item (names and values; a number as its digits, a map 3 bytes and 1 a member)."""
+
+    def size(attribute: dict) -> int:
+        ((kind, inner),) = attribute.items()
+        if kind == "M":
+            return 3 + sum(len(name.encode()) + size(member) + 1 for name, member in inner.items())
+        return len(str(inner).encode())
+
+    return sum(len(name.encode()) + size(attribute) for name, attribute in value.items())
+
+
+def test_a_poster_counts_a_bounded_number_of_hashes_a_new_one_replacing_the_least_recently_clicked(demo, store):
+    hour = hour_of(datetime.now(UTC)) - 20  # every click within the rolling day
+    assert click_at(store, 10, hash_of(0), hour) == {"TransactWriteItems": 2}  # the poster's first hash
+    for number in range(1, HASHES_PER_POSTER):
+        assert click_at(store, 10, hash_of(number), hour + number) == {"TransactWriteItems": 1}
+    click_at(store, 10, hash_of(0), hour + HASHES_PER_POSTER)  # clicked again: now hash 1 is the least recent
+    # Each hash beyond the bound takes the place of the one clicked least recently: one call more, never a failure.
+    for number in range(HASHES_PER_POSTER, HASHES_PER_POSTER + 3):
+        assert click_at(store, 10, hash_of(number), hour + number + 1) == {"TransactWriteItems": 2}
+    counts = store.all_readings()[10].by_hash
+    assert len(counts) == HASHES_PER_POSTER and not {hash_of(1), hash_of(2), hash_of(3)} & set(counts)
+    assert counts[hash_of(0)] == 2 and counts[hash_of(HASHES_PER_POSTER)] == 1
+    assert store.readings([10], hash_of(0))[10].total == HASHES_PER_POSTER + 4  # every click counted
+
+
+def test_a_posters_counter_stays_small_enough_for_a_full_block_to_be_one_read_however_many_hashes(demo, store):
+    hour = hour_of(datetime.now(UTC))
+    for number in range(60):
+        click_at(store, 10, hash_of(number), hour - number % (DAILY_HOURS + 2))  # every hour of the day used
+    assert item_bytes(counter_item(10)) <= 1024 * 1024 // MAX_POSTERS  # a Query page is 1 MB of whole items
+
+
+def test_a_counter_written_before_the_bound_keeps_its_counts_and_counts_on(demo, store):
+    hour = hour_of(datetime.now(UTC))
+    legacy = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{10:020d}"}, "total": {"N": "5"}}
+    legacy |= {f"s#{hash_of(1)}": {"N": "3"}, f"s#{hash_of(2)}": {"N": "2"}}
+    client("dynamodb").put_item(TableName=TEMPLATE.physical_name("LauncherTable"), Item=legacy)
+    assert click_at(store, 10, hash_of(1), hour) == {"TransactWriteItems": 2}
+    click_at(store, 10, hash_of(3), hour)
+    assert store.all_readings()[10].by_hash == {hash_of(1): 4, hash_of(2): 2, hash_of(3): 1}
+    shown = store.readings([10], hash_of(1))[10]
+    assert shown.total == 7 and shown.by_hash == {hash_of(1): 4}
+
+
+def test_concurrent_clicks_on_new_hashes_of_a_full_counter_lose_no_click(demo, store, monkeypatch):
+    hour = hour_of(datetime.now(UTC)) - 2
+    for number in range(HASHES_PER_POSTER):
+        click_at(store, 11, hash_of(number), hour)
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
+    events = [click(f"full-{i}", 11, hash_of(100 + i)) for i in range(16)]
+    start = threading.Barrier(4)
+
+    def consumer(share: list[dict]) -> None:
+        start.wait()
+        assert consume(*share) == {"batchItemFailures": []}
+
+    threads = [threading.Thread(target=consumer, args=(events[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    readings = store.all_readings()[11]
+    assert readings.total == HASHES_PER_POSTER + 16 and len(readings.by_hash) == HASHES_PER_POSTER
+    assert set(readings.by_hash) == {hash_of(100 + i) for i in range(4, 16)}  # the earlier ones gave way in turn
+
+
+def counters_read_by_statistics() -> set[int]:
+    """The posters whose counters the statistics Query reads (the whole `CLICKS` partition)."""
+    items = client("dynamodb").query(
+        TableName=TEMPLATE.physical_name("LauncherTable"),
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": "CLICKS"}},
+    )["Items"]
+    return {int(item["sk"]["S"]) for item in items}
+
+
+def test_a_load_takes_the_counters_of_removed_posters_out_of_the_statistics_read_and_back_on_return(
+    demo, store, moderator
+):
+    from ott.launcher.service import load_block
+
+    document = yaml.safe_load(DEMO_LAUNCHER.read_text(encoding="utf-8"))
+    before = store.readings([2, 5], "x" * 43)
+    assert {2, 5} <= counters_read_by_statistics()
+    kept = [poster for poster in document["posters"] if poster["id"] not in (2, 5)]
+    load_block(store, {**document, "posters": kept}, NoGuide(), datetime.now(UTC))
+    assert counters_read_by_statistics() <= {poster["id"] for poster in kept}
+    assert consume(click("while-away", 2, "R" * 43)) == {"batchItemFailures": []}  # not in the block: dropped
+    load_block(store, document, NoGuide(), datetime.now(UTC))  # both back, their lifetime counts with them
+    assert store.readings([2, 5], "x" * 43) == before
+    reply = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator)
+    assert {p["id"]: p["statistics"]["count_total"] for p in body(reply)["posters"]}[2] == before[2].total
 
 
 def test_the_scheduled_snapshot_stores_the_block_and_its_statistics(demo, store):

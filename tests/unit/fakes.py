@@ -254,21 +254,28 @@ class InMemoryNicheStore:
 
 
 class InMemoryLauncherStore:
-    """The launcher store in memory: one lock makes each write atomic, as DynamoDB's transactions are."""
+    """The launcher store in memory: one lock makes each write atomic, as DynamoDB's transactions are.
+    Given a registry, it hands it out with the block, as the DynamoDB adapter hands out the registry pinned
+    to the version pointer it read with the block; without one, the caller reads its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: InMemoryRegistryStore | None = None) -> None:
         from ott.launcher.records import Current, Snapshot
 
+        self.registry = registry
         self.block: Current | None = None
         self.snapshots: list[Snapshot] = []
         self.events: dict[str, int] = {}  # event id -> forget after
         self.totals: Counter[int] = Counter()
         self.hourly: dict[int, Counter[int]] = {}
         self.by_hash: dict[int, Counter[str]] = {}
+        self.clicked: dict[int, dict[str, int]] = {}  # poster -> hash -> the last hour it was clicked in
         self._lock = threading.Lock()
 
     def current(self):
         return self.block
+
+    def current_and_registry(self):
+        return self.block, self.registry
 
     def replace_block(self, current):
         from ott.launcher.records import Current
@@ -280,7 +287,7 @@ class InMemoryLauncherStore:
             return self.block
 
     def count_once(self, click):
-        from ott.launcher.clicks import Counted
+        from ott.launcher.clicks import HASHES_PER_POSTER, Counted
 
         with self._lock:
             if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
@@ -290,7 +297,13 @@ class InMemoryLauncherStore:
             self.events[click.event_id] = click.forget_event_at
             self.totals[click.poster_id] += 1
             self.hourly.setdefault(click.poster_id, Counter())[click.hour] += 1
-            self.by_hash.setdefault(click.poster_id, Counter())[click.snapshot_hash] += 1
+            by_hash = self.by_hash.setdefault(click.poster_id, Counter())
+            clicked = self.clicked.setdefault(click.poster_id, {})
+            if click.snapshot_hash not in by_hash and len(by_hash) >= HASHES_PER_POSTER:
+                oldest = min(clicked, key=lambda name: (clicked[name], name))
+                del by_hash[oldest], clicked[oldest]
+            by_hash[click.snapshot_hash] += 1
+            clicked[click.snapshot_hash] = click.hour
             return Counted.COUNTED
 
     def readings(self, poster_ids, snapshot_hash):

@@ -12,7 +12,7 @@ from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
-from ott.launcher.clicks import ContractViolation, Counted
+from ott.launcher.clicks import HASHES_PER_POSTER, ContractViolation, Counted
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.selection import snapshot_hash
 from ott.launcher.service import (
@@ -89,6 +89,27 @@ def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothi
     assert not store.reads
 
 
+class NoRegistry:
+    """A registry that must not be read."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the registry passed in was read ({name})")
+
+
+def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store):
+    launcher = InMemoryLauncherStore(registry=store)
+    load_block(launcher, block_document(), FakeGuide(), NOW)
+    assert 8 in ids(posters(launcher, NoRegistry(), Caller("198.51.100.7")))  # the second contractor's film
+    assert store.reads["index"] == 1
+
+
+def test_time_travel_places_the_client_with_the_registry_as_it_is_now(store):
+    launcher = InMemoryLauncherStore(registry=NoRegistry())  # the block's moment is not the snapshot's
+    load_block(launcher, block_document(), FakeGuide(), NOW)
+    travelled = Caller("198.51.100.7", MODERATOR)  # no home: placed by its address
+    assert 8 in ids(posters(launcher, store, travelled, statistics=True, time_travel=NOW))
+
+
 def test_before_the_first_load_the_block_is_empty(store):
     assert ids(posters(InMemoryLauncherStore(), store)) == []
 
@@ -115,6 +136,19 @@ def test_clicks_are_counted_once_by_event_id_lifetime_daily_and_per_snapshot(lau
     stats = {poster.id: poster.statistics for poster in shown.reply.posters}
     assert stats[3].model_dump() == {"count_daily": 3, "count_total": 4, "count_hash": 3}
     assert stats[1].model_dump() == {"count_daily": 0, "count_total": 0, "count_hash": 0}
+
+
+def test_a_poster_keeps_the_counts_of_its_most_recently_clicked_hashes(launcher, store):
+    seen = posters(launcher, store).snapshot_hash
+    earlier = (NOW - timedelta(hours=2)).isoformat()
+    assert count_click(launcher, click("old", 3, "O" * 43, earlier), NOW) is Counted.COUNTED
+    assert count_click(launcher, click("seen", 3, seen, (NOW - timedelta(hours=1)).isoformat()), NOW) is Counted.COUNTED
+    others = [f"{number:043d}" for number in range(HASHES_PER_POSTER - 1)]
+    for number, other in enumerate(others):  # the bound is reached, then passed by one
+        assert count_click(launcher, click(f"new-{number}", 3, other, NOW.isoformat()), NOW) is Counted.COUNTED
+    stats = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True).reply.posters[2].statistics
+    assert stats is not None and stats.model_dump() == {"count_daily": 13, "count_total": 13, "count_hash": 1}
+    assert "O" * 43 not in launcher.all_readings()[3].by_hash  # clicked least recently: its count gave way
 
 
 def test_an_event_that_breaks_the_contract_is_refused(launcher):

@@ -35,7 +35,7 @@ def test_click_events_come_from_a_queue_whose_failures_reach_a_dead_letter_queue
 
 def test_each_launcher_function_is_allowed_only_what_it_does():
     readers = {
-        "LauncherTable": {"dynamodb:GetItem", "dynamodb:Query"},
+        "LauncherTable": {"dynamodb:BatchGetItem", "dynamodb:Query"},  # the block with the registry pointer
         "RegistryTable": {"dynamodb:GetItem", "dynamodb:BatchGetItem"},
     }
     assert actions("LauncherPostersFunction") == readers

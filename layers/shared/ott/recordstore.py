@@ -7,8 +7,9 @@ read) and the changes of one request commit together in one transaction, across 
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from itertools import count
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from ott.errors import InvalidInput
@@ -204,6 +205,24 @@ def increment_item(dynamodb: Any, table: str, key: dict[str, Any], ttl_attribute
         dynamodb.put_item(TableName=table, Item={**key, "n": {"N": "1"}, ttl_attribute: {"N": str(expires_at)}})
         return 1
     return int(reply["Attributes"]["n"]["N"])
+
+
+def batch_get(dynamodb: Any, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The items of one BatchGetItem, of one table or several: `requests` maps each table to its part of the
+    request as DynamoDB takes it (`Keys`, `ConsistentRead`, ...; 100 keys in all at most). Keys DynamoDB hands
+    back unprocessed (under throttling) are asked for again, after a growing pause; their table's options
+    come back with them."""
+    found: dict[str, list[dict[str, Any]]] = {table: [] for table in requests}
+    pending: Mapping[str, Any] = requests
+    for attempt in count():
+        reply = dynamodb.batch_get_item(RequestItems=pending)
+        for table, items in reply.get("Responses", {}).items():
+            found[table].extend(items)
+        pending = reply.get("UnprocessedKeys") or {}
+        if not pending:
+            break
+        time.sleep(min(0.05 * 2**attempt, 1.0))
+    return found
 
 
 def is_size_error(message: str) -> bool:

@@ -25,6 +25,10 @@ EVENT_ID_RETENTION = timedelta(days=15)
 # A device clock this far ahead still counts (at the time received); further ahead breaks the contract.
 CLOCK_SKEW = timedelta(minutes=10)
 UINT32_MAX = 2**32 - 1
+# A poster counts clicks per snapshot hash for at most this many hashes: a new one takes the place of the
+# one clicked least recently (docs/decisions.md: clients choose the hashes they send, and a poster's counters
+# must stay small enough for all of a block's to be one read).
+HASHES_PER_POSTER = 12
 
 EventId = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}$")]
 SnapshotHash = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{43}$")]  # base64url SHA-256, no padding
@@ -109,7 +113,9 @@ class ClickStore(Protocol):
         """In one atomic, conditional write: remember the event id unless it is remembered (and not past its
         `forget_event_at`), and add one to the poster's lifetime count, to its count for `hour` and to its
         count for `snapshot_hash`, provided the poster is in the block in force. Nothing changes when the event
-        id was already counted (REPEATED) or the poster is not in the block (NOT_IN_BLOCK)."""
+        id was already counted (REPEATED) or the poster is not in the block (NOT_IN_BLOCK). A hash new to a
+        poster that counts HASHES_PER_POSTER hashes already takes the place of the one clicked least recently
+        (the last hour clicked, then the hash, decides), whose count is forgotten."""
         ...
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:

@@ -74,11 +74,13 @@ class Shown:
 
 @dataclass(frozen=True)
 class Scene:
-    """The block as it is (or was, at a stored snapshot) with what decides each poster's visibility."""
+    """The block as it is (or was, at a stored snapshot) with what decides each poster's visibility, and
+    the registry that places the client."""
 
     block: LauncherBlock
     approvals: Mapping[int, Approval]
     at: datetime
+    registry: RegistryStore
     readings: Mapping[int, ClickReadings] | None = None  # a snapshot's; None: read the live counters
     taken_at: datetime | None = None
 
@@ -87,8 +89,8 @@ def answer_posters(
     store: LauncherStore, registry: RegistryStore, caller: Caller, params: PostersParams, now: datetime
 ) -> Shown:
     """The block in order, as this client is shown it."""
-    scene = scene_for(store, caller, params, now)
-    viewer = viewer_for(registry, caller, scene.block)
+    scene = scene_for(store, registry, caller, params, now)
+    viewer = viewer_for(scene.registry, caller, scene.block)
     return shown(store, scene, params, viewer, lambda view: choose_posters(scene.block, view))
 
 
@@ -96,12 +98,16 @@ def answer_poster(
     store: LauncherStore, registry: RegistryStore, caller: Caller, params: PosterParams, now: datetime
 ) -> Shown:
     """A collection with its attached and related posters, as this client is shown them."""
-    scene = scene_for(store, caller, params, now)
-    viewer = viewer_for(registry, caller, scene.block)
+    scene = scene_for(store, registry, caller, params, now)
+    viewer = viewer_for(scene.registry, caller, scene.block)
     return shown(store, scene, params, viewer, lambda view: open_collection(scene.block, params.id, view))
 
 
-def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: datetime) -> Scene:
+def scene_for(
+    store: LauncherStore, registry: RegistryStore, caller: Caller, params: PostersParams, now: datetime
+) -> Scene:
+    """The live block with the registry as of the same read (one call when the store reads both), or the
+    stored snapshot nearest to `time_travel` with the registry as it is now."""
     if caller.principal.get("tokenRejected"):
         # The API's optional authorizer lets a bad token through as anonymous; the launcher does not.
         raise InvalidToken("the access token is wrong, expired or revoked")
@@ -115,11 +121,13 @@ def scene_for(store: LauncherStore, caller: Caller, params: PostersParams, now: 
         snapshot = store.nearest_snapshot(params.time_travel)
         if snapshot is None:
             raise NotFound("no snapshot of the launcher block is stored")
-        return Scene(snapshot.block, snapshot.approvals, snapshot.taken_at, snapshot.readings, snapshot.taken_at)
-    current = store.current()
+        at = snapshot.taken_at
+        return Scene(snapshot.block, snapshot.approvals, at, registry, snapshot.readings, taken_at=at)
+    current, pinned = store.current_and_registry()
+    registry = pinned if pinned is not None else registry
     if current is None:
-        return Scene(LauncherBlock(posters=[]), {}, now)
-    return Scene(current.block, current.approvals, now)
+        return Scene(LauncherBlock(posters=[]), {}, now, registry)
+    return Scene(current.block, current.approvals, now, registry)
 
 
 def shown(

@@ -2,9 +2,13 @@
 
 One table, keyed `pk`/`sk`:
 - `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes, and
-  its poster ids (`ids`, a number set) that a click's transaction checks;
-- `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day and
-  `s#<snapshot hash>` per snapshot; all of a block's counters are one Query of this partition;
+  its poster ids (`ids`, a number set) that a click's transaction checks; a request reads it in one call with
+  the registry's version pointer (`current_and_registry`);
+- `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day, and
+  the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER hashes at most) and `clicked` (the last
+  hour each was clicked in); all of a block's counters are one Query of this partition;
+- `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back in `CLICKS` when a load brings
+  the poster back;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
 - `SNAPSHOT`/<from>|<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`), keyed
   by the moment `from` which it is the nearest snapshot (halfway from the one before it), so that the snapshot
@@ -15,7 +19,9 @@ import json
 import random
 import time
 import zlib
+from collections import Counter
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -23,7 +29,7 @@ from pydantic import Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.launcher.clicks import DAILY_HOURS, HOUR, Click, ClickReadings, ClickStore, Counted
+from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, HOUR, Click, ClickReadings, ClickStore, Counted
 from ott.launcher.records import (
     Current,
     Snapshot,
@@ -35,17 +41,28 @@ from ott.launcher.records import (
     readings_to_json,
 )
 from ott.launcher.selection import nearest_from
-from ott.recordstore import ConcurrentChange
+from ott.observability import logger
+from ott.recordstore import ConcurrentChange, batch_get
+from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
 
 BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
 CLICKS = "CLICKS"
+RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
+BATCH_GET_LIMIT = 100
 SNAPSHOTS = "SNAPSHOT"
 # Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
 # each retries after a short random pause, and a message still failing goes back to the queue.
 CONFLICT_RETRIES = 4
+# Clicks on new hashes of a full counter race for the hash that gives way: each refused try reads the
+# counter as the refusal returns it and tries again, this many times (then the message goes back to the queue).
+COUNTER_REFUSALS = 2 * HASHES_PER_POSTER
 # Hour counters behind the rolling day are dropped by later clicks, this many hours at a time.
 PRUNED_HOURS = 2 * DAILY_HOURS
-HOUR_PREFIX, HASH_PREFIX = "h#", "s#"  # counter attributes: h#<hours since the epoch>, s#<snapshot hash>
+HOUR_PREFIX = "h#"  # counter attributes: h#<hours since the epoch>
+# A counter's maps, keyed by snapshot hash: its clicks, and the last hour it was clicked in (which one gives
+# way to a new hash). A counter written before they were bounded has an `s#<hash>` attribute per hash instead:
+# still read, never written again.
+HASHES, CLICKED, LEGACY_HASH_PREFIX = "hashes", "clicked", "s#"
 # The sort key's `from` part of the first snapshot: before every moment.
 BEFORE_ALL = "0000"
 # DynamoDB's item limit; a snapshot beyond it is refused before the write, with its size.
@@ -59,6 +76,12 @@ class SnapshotTooLarge(Exception):
 class LauncherStore(ClickStore, Protocol):
     def current(self) -> Current | None:
         """The block in force, or None before the first load."""
+        ...
+
+    def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
+        """The block in force and, from a store that reads the registry's version pointer in the same call,
+        the registry as of that moment (pinned to it: its reads need no read of the pointer and see that one
+        version); None from a store that does not (the caller reads the registry on its own)."""
         ...
 
     def replace_block(self, current: Current) -> Current:
@@ -103,25 +126,47 @@ def taken_at_of(snapshot_key: str) -> datetime:
 
 
 class DynamoLauncherStore:
-    def __init__(self, dynamodb: Any, table: str) -> None:
+    """`registry`: the registry's version pointer, read with the block by `current_and_registry` (the
+    posters and poster functions); None where the registry is not read."""
+
+    def __init__(self, dynamodb: Any, table: str, registry: RegistryPointer | None = None) -> None:
         self._dynamodb = dynamodb
         self._table = table
+        self._registry = registry
 
     # The block
 
     def current(self) -> Current | None:
         item = self._dynamodb.get_item(TableName=self._table, Key=BLOCK_KEY, ConsistentRead=True).get("Item")
-        if item is None:
-            return None
-        doc = json.loads(item["doc"]["S"])
-        return Current(
-            block=block_from_json(doc["block"]),
-            approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
-            loaded_at=datetime.fromisoformat(doc["loaded_at"]),
-            version=int(item["v"]["N"]),
+        return current_of(item)
+
+    def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
+        """One BatchGetItem across the two tables, both items strongly consistent: the block as `current`
+        reads it, and the pointer as the registry reads it (so the registry's reads see one version)."""
+        if self._registry is None:
+            return self.current(), None
+        pointer = self._registry
+        found = batch_get(
+            self._dynamodb,
+            {
+                self._table: {"Keys": [BLOCK_KEY], "ConsistentRead": True},
+                pointer.table: {"Keys": [pointer.key], "ConsistentRead": True},
+            },
         )
+        block, index = found[self._table], found[pointer.table]
+        return current_of(block[0] if block else None), pinned_registry_store(index[0] if index else None)
 
     def replace_block(self, current: Current) -> Current:
+        """The block put conditionally on its version; the counters of posters it brings back return to the
+        `CLICKS` partition before (clicks on them count from then on) and those of posters it no longer holds
+        leave it after (no click counts on them any more), so that the statistics Query reads the block's."""
+        ids = {entry.id for entry in current.block.posters}
+        self._move_counters(RETIRED, CLICKS, self._retired(ids))
+        done = self._put_block(current, ids)
+        self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]["S"]) not in ids])
+        return done
+
+    def _put_block(self, current: Current, ids: set[int]) -> Current:
         doc = {
             "block": block_to_json(current.block),
             "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
@@ -137,20 +182,61 @@ class DynamoLauncherStore:
             "doc": {"S": json.dumps(doc, ensure_ascii=False)},
             "v": {"N": str(current.version + 1)},
         }
-        if current.block.posters:  # a number set is never empty: without `ids`, every click is dropped
-            item["ids"] = {"NS": sorted({str(entry.id) for entry in current.block.posters})}
+        if ids:  # a number set is never empty: without `ids`, every click is dropped
+            item["ids"] = {"NS": sorted(str(poster) for poster in ids)}
         try:
             self._dynamodb.put_item(TableName=self._table, Item=item, **condition)
         except self._dynamodb.exceptions.ConditionalCheckFailedException:
             raise ConcurrentChange from None
         return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
 
+    def _retired(self, ids: set[int]) -> list[dict[str, Any]]:
+        keys = [{"pk": {"S": RETIRED}, "sk": {"S": poster_key(poster)}} for poster in sorted(ids)]
+        found: list[dict[str, Any]] = []
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            chunk = {self._table: {"Keys": keys[start : start + BATCH_GET_LIMIT], "ConsistentRead": True}}
+            found += batch_get(self._dynamodb, chunk)[self._table]
+        return found
+
+    def _counters(self) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
+            "ConsistentRead": True,
+        }
+        found: list[dict[str, Any]] = []
+        while True:
+            reply = self._dynamodb.query(**request)
+            found += reply.get("Items", [])
+            if "LastEvaluatedKey" not in reply:
+                return found
+            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+
+    def _move_counters(self, source: str, target: str, counters: list[dict[str, Any]]) -> None:
+        """Each counter from partition `source` to `target`, in one transaction. A counter already in `target`
+        (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
+        for counter in counters:
+            moved = {**counter, "pk": {"S": target}}
+            try:
+                self._dynamodb.transact_write_items(
+                    TransactItems=[
+                        {
+                            "Put": {
+                                "TableName": self._table,
+                                "Item": moved,
+                                "ConditionExpression": "attribute_not_exists(pk)",
+                            }
+                        },
+                        {"Delete": {"TableName": self._table, "Key": {"pk": counter["pk"], "sk": counter["sk"]}}},
+                    ]
+                )
+            except self._dynamodb.exceptions.TransactionCanceledException:
+                logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]["S"]})
+
     # Clicks
 
     def count_once(self, click: Click) -> Counted:
-        hour, snapshot = f"{HOUR_PREFIX}{click.hour}", f"{HASH_PREFIX}{click.snapshot_hash}"
-        stale = [f"{HOUR_PREFIX}{h}" for h in range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)]
-        names = {"#t": "total", "#h": hour, "#s": snapshot} | {f"#r{i}": name for i, name in enumerate(stale)}
         remember = {
             "Put": {
                 "TableName": self._table,
@@ -174,30 +260,48 @@ class DynamoLauncherStore:
                 "ExpressionAttributeValues": {":poster": {"N": str(click.poster_id)}},
             }
         }
-        count = {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": CLICKS}, "sk": {"S": poster_key(click.poster_id)}},
-                "UpdateExpression": "ADD #t :one, #h :one, #s :one REMOVE "
-                + ", ".join(f"#r{i}" for i in range(len(stale))),
-                "ExpressionAttributeNames": names,
-                "ExpressionAttributeValues": {":one": {"N": "1"}},
-            }
-        }
-        for attempt in range(CONFLICT_RETRIES + 1):
+        count = self._count(click, counted_hash(click))
+        conflicts = refusals = 0
+        while True:
             try:
                 self._dynamodb.transact_write_items(TransactItems=[remember, in_block, count])
                 return Counted.COUNTED
             except self._dynamodb.exceptions.TransactionCanceledException as error:
-                codes = [reason.get("Code") for reason in error.response.get("CancellationReasons", [])]
+                reasons = error.response.get("CancellationReasons", [])
+                codes = [reason.get("Code") for reason in reasons]
                 if codes[:1] == ["ConditionalCheckFailed"]:
                     return Counted.REPEATED
                 if codes[1:2] == ["ConditionalCheckFailed"]:
                     return Counted.NOT_IN_BLOCK
-                if "TransactionConflict" not in codes or attempt == CONFLICT_RETRIES:
+                if codes[2:3] not in ([], [None], ["None"], ["TransactionConflict"]) and refusals < COUNTER_REFUSALS:
+                    # The counter refused this update (the hash is new and the poster counts as many as it
+                    # may, it has no hash counters yet, or another click changed them first): the next try
+                    # fits the counter as the refusal found it.
+                    refusals += 1
+                    count = self._count(click, hash_update(click, reasons[2].get("Item")))
+                    continue
+                if "TransactionConflict" not in codes or conflicts == CONFLICT_RETRIES:
                     raise
-            time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311 - jitter, not a secret
-        raise AssertionError("unreachable")  # pragma: no cover
+                conflicts += 1
+            time.sleep(random.uniform(0.01, 0.05) * conflicts)  # noqa: S311 - jitter, not a secret
+
+    def _count(self, click: Click, by_hash: "HashUpdate") -> dict[str, Any]:
+        """The counter item's part of a click: one more in its lifetime and hour counts, the stale hours
+        removed, and `by_hash`, the snapshot hash's part."""
+        stale = [f"{HOUR_PREFIX}{h}" for h in range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)]
+        names = {"#t": "total", "#h": f"{HOUR_PREFIX}{click.hour}", **by_hash.names}
+        names |= {f"#r{i}": name for i, name in enumerate(stale)}
+        removed = [*by_hash.removes, *(f"#r{i}" for i in range(len(stale)))]
+        update = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": CLICKS}, "sk": {"S": poster_key(click.poster_id)}},
+            "UpdateExpression": f"ADD #t :one, #h :one SET {by_hash.sets} REMOVE {', '.join(removed)}",
+            "ConditionExpression": by_hash.condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {":one": {"N": "1"}, **by_hash.values},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # what the next try needs to know
+        }
+        return {"Update": update}
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
         wanted = set(poster_ids)
@@ -208,8 +312,9 @@ class DynamoLauncherStore:
 
     def _clicks(self, snapshot_hash: str | None) -> dict[int, ClickReadings]:
         """One Query of the counters partition. With a hash, only the lifetime count, the hours of the rolling
-        day (and one more for clocks a little apart) and that hash's count are read: about 100 bytes a poster,
-        so a block of 500 posters is one page, however many snapshots its posters were clicked in."""
+        day (and one more for clocks a little apart) and that hash's count are returned. DynamoDB still reads
+        whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, about
+        1.5 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
         found: dict[int, ClickReadings] = {}
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -219,20 +324,18 @@ class DynamoLauncherStore:
         if snapshot_hash is not None:
             current = int(time.time()) // HOUR
             names = [f"{HOUR_PREFIX}{hour}" for hour in range(current - DAILY_HOURS, current + 2)]
-            names += ["sk", "total", f"{HASH_PREFIX}{snapshot_hash}"]
+            names += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}"]
             request["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
-            request["ProjectionExpression"] = ", ".join(f"#a{i}" for i in range(len(names)))
+            request["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": snapshot_hash}
+            request["ProjectionExpression"] = ", ".join([*(f"#a{i}" for i in range(len(names))), "#m.#k"])
         while True:
             reply = self._dynamodb.query(**request)
             for item in reply.get("Items", []):
                 hourly = {
                     int(name[2:]): int(value["N"]) for name, value in item.items() if name.startswith(HOUR_PREFIX)
                 }
-                by_hash = {name[2:]: int(value["N"]) for name, value in item.items() if name.startswith(HASH_PREFIX)}
-                if snapshot_hash is not None:
-                    by_hash = {snapshot_hash: by_hash[snapshot_hash]} if snapshot_hash in by_hash else {}
                 total = int(item.get("total", {"N": "0"})["N"])
-                found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=by_hash)
+                found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=hash_counts(item))
             if "LastEvaluatedKey" not in reply:
                 return found
             request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
@@ -286,5 +389,80 @@ class DynamoLauncherStore:
         return items
 
 
-def launcher_store() -> DynamoLauncherStore:
-    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table)
+@dataclass(frozen=True)
+class HashUpdate:
+    """The snapshot hash's part of a counter's update: its SET clause, what it removes, its condition."""
+
+    sets: str
+    condition: str
+    names: dict[str, str]
+    values: dict[str, Any]
+    removes: tuple[str, ...] = ()
+
+
+MAPS = {"#m": HASHES, "#c": CLICKED}
+
+
+def counted_hash(click: Click) -> HashUpdate:
+    """One more for a hash the poster counts already, or a new one while it counts fewer than it may."""
+    return HashUpdate(
+        sets="#m.#s = if_not_exists(#m.#s, :zero) + :one, #c.#s = :hour",
+        condition="size(#m) < :room OR attribute_exists(#m.#s)",
+        names={**MAPS, "#s": click.snapshot_hash},
+        values={":zero": {"N": "0"}, ":hour": {"N": str(click.hour)}, ":room": {"N": str(HASHES_PER_POSTER)}},
+    )
+
+
+def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
+    """The hash's part after `counted_hash` was refused, for the counter as the refusal found it (None:
+    not returned): the first hash of a counter without hash counters (a poster's first click, or a counter
+    written before they were bounded); or, the poster counting as many hashes as it may, the new one in place
+    of the one clicked least recently, provided that one was not clicked since."""
+    if counter is None or HASHES not in counter or CLICKED not in counter:
+        return HashUpdate(
+            sets="#m = :first, #c = :hour",
+            condition="attribute_not_exists(#m)",
+            names=MAPS,
+            values={
+                ":first": {"M": {click.snapshot_hash: {"N": "1"}}},
+                ":hour": {"M": {click.snapshot_hash: {"N": str(click.hour)}}},
+            },
+        )
+    clicked = {name: int(value["N"]) for name, value in counter[CLICKED]["M"].items()}
+    if click.snapshot_hash in clicked or len(clicked) < HASHES_PER_POSTER:  # changed since: try again
+        return counted_hash(click)
+    oldest = min(clicked, key=lambda name: (clicked[name], name))
+    return HashUpdate(
+        sets="#m.#s = :one, #c.#s = :hour",
+        condition="#c.#o = :then AND attribute_not_exists(#m.#s)",
+        names={**MAPS, "#s": click.snapshot_hash, "#o": oldest},
+        values={":hour": {"N": str(click.hour)}, ":then": {"N": str(clicked[oldest])}},
+        removes=("#m.#o", "#c.#o"),
+    )
+
+
+def hash_counts(counter: dict[str, Any]) -> dict[str, int]:
+    """A counter's clicks per snapshot hash: its map, plus what it counted before the map (`s#<hash>`)."""
+    counts: Counter[str] = Counter()
+    for name, value in counter.items():
+        if name.startswith(LEGACY_HASH_PREFIX):
+            counts[name[len(LEGACY_HASH_PREFIX) :]] += int(value["N"])
+    for name, value in counter.get(HASHES, {}).get("M", {}).items():
+        counts[name] += int(value["N"])
+    return dict(counts)
+
+
+def current_of(item: dict[str, Any] | None) -> Current | None:
+    if item is None:
+        return None
+    doc = json.loads(item["doc"]["S"])
+    return Current(
+        block=block_from_json(doc["block"]),
+        approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+        loaded_at=datetime.fromisoformat(doc["loaded_at"]),
+        version=int(item["v"]["N"]),
+    )
+
+
+def launcher_store(registry: RegistryPointer | None = None) -> DynamoLauncherStore:
+    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table, registry)

@@ -2,8 +2,10 @@
 
 This is what the registry publishes to other services (the programme guide and the launcher need the caller's
 territory and contractor): `locate`, its `Location`, and the store it reads (`RegistryStore`, built by
-`registry_store()`); nothing else of the registry (docs/adding-a-service.md). `whereami` detects with the same
-helpers, folding these reads into its own.
+`registry_store()`); for a service that reads the registry's version pointer in the same call as items of its
+own, where that pointer is (`registry_pointer()`) and the store pinned to the item it read
+(`pinned_registry_store`); nothing else of the registry (docs/adding-a-service.md). `whereami` detects with the
+same helpers, folding these reads into its own.
 """
 
 from dataclasses import dataclass
@@ -11,9 +13,23 @@ from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
 from ott.errors import InvalidInput
 from ott.registry.catalog import CatalogIndex, PrefixNode, prefix_key
-from ott.registry.store import RegistryStore, registry_store
+from ott.registry.store import (
+    RegistryPointer,
+    RegistryStore,
+    pinned_registry_store,
+    registry_pointer,
+    registry_store,
+)
 
-__all__ = ["Location", "RegistryStore", "locate", "registry_store"]
+__all__ = [
+    "Location",
+    "RegistryPointer",
+    "RegistryStore",
+    "locate",
+    "pinned_registry_store",
+    "registry_pointer",
+    "registry_store",
+]
 
 Address = IPv4Address | IPv6Address
 

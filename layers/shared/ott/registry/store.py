@@ -6,7 +6,8 @@ Query of one partition, read as far as its answer needs: never a Scan.
 Versions. The `INDEX` item is the version pointer: the service catalogue, the prefix lengths and the
 generation `gen` readers see. A load writes each item it changes with the new generation in `v`, keeping the
 content readers still see in `prev` (with its generation in `pv`), and switches the pointer last. A reader
-pins the generation when it reads the pointer (`index()`) and takes from every item the content of that
+pins the generation when it reads the pointer (`index()`, or `pin` with the pointer item another service read
+in one call with its own items) and takes from every item the content of that
 generation, so what it reads during a load is the old registry or, once the pointer moved, the new one.
 A load that never switched the pointer (it failed, or a later load took over) is listed in `aborted`: its
 items count as never written. Reads are strongly consistent: an eventually consistent read could meet the
@@ -184,14 +185,23 @@ class DynamoRegistryStore:
         self._table = table
         self._reports_table = reports_table
         self._generation: Generation | None = None
+        self._pinned: CatalogIndex | None = None
 
     def index(self) -> CatalogIndex:
-        """The catalogue's index; it also pins the generation every later read of this store sees."""
+        """The catalogue's index; it also pins the generation every later read of this store sees. A store
+        pinned to a pointer item read elsewhere (`pin`) answers from that item."""
+        if self._pinned is not None:
+            return self._pinned
         item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
         self._generation = pointer_generation(item)
-        if item is None or "doc" not in item:
-            return EMPTY_INDEX
-        return CatalogIndex.model_validate_json(item["doc"]["S"])
+        return index_of(item)
+
+    def pin(self, pointer: dict[str, Any] | None) -> None:
+        """See the registry as of `pointer`, its version pointer item (None: absent) that another service read,
+        strongly consistent, in one call with items of its own: no read of the pointer follows, and every
+        read sees that generation."""
+        self._generation = pointer_generation(pointer)
+        self._pinned = index_of(pointer)
 
     def _seen(self) -> Generation:
         if self._generation is None:
@@ -494,6 +504,12 @@ def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPla
     return LoadPlan(writes=writes, purged=purged, manifest=changed, existing=existing)
 
 
+def index_of(pointer: dict | None) -> CatalogIndex:
+    if pointer is None or "doc" not in pointer:
+        return EMPTY_INDEX
+    return CatalogIndex.model_validate_json(pointer["doc"]["S"])
+
+
 def pointer_generation(item: dict | None) -> Generation:
     if item is None:
         return Generation(0)
@@ -525,3 +541,24 @@ class RegistrySettings(EnvSettings):
 def registry_store() -> DynamoRegistryStore:
     settings = load_settings(RegistrySettings)
     return DynamoRegistryStore(client("dynamodb"), settings.table, settings.reports_table)
+
+
+@dataclass(frozen=True)
+class RegistryPointer:
+    """The registry's version pointer, for a service that reads it in the same call as items of its own
+    (a cross-table BatchGetItem): its table and key. Read it strongly consistent, as the registry does (a
+    pointer read stale could be two loads old, a generation whose content the items no longer keep)."""
+
+    table: str
+    key: dict[str, Any]
+
+
+def registry_pointer() -> RegistryPointer:
+    return RegistryPointer(load_settings(RegistrySettings).table, INDEX_KEY)
+
+
+def pinned_registry_store(pointer: dict[str, Any] | None) -> DynamoRegistryStore:
+    """The registry as of `pointer`, the item read at `registry_pointer()` (None: there was none yet)."""
+    store = registry_store()
+    store.pin(pointer)
+    return store
