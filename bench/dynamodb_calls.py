@@ -183,16 +183,17 @@ def launcher_requests(template: Template):
         for label, principal, query in variants:
             yield f"{method.replace('_', ' ')} {label}", request(method, principal, **query), LAUNCHER_BAR
     consumer = importlib.import_module("functions.launcher_clicks.app").lambda_handler
-    click = sample_event("launcher_clicks")
-    yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
-    yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+    record = sample_event("launcher_clicks")["Records"][0]
 
     def clicked(event_id: str, snapshot_hash: str) -> dict:
-        record = click["Records"][0]
+        """The sample event, clicked now: the consumer refuses an event older than it remembers ids."""
         body = {**json.loads(record["body"]), "event_id": event_id, "snapshot_hash": snapshot_hash}
         body["time"] = datetime.now(UTC).isoformat()
         return {"Records": [{**record, "body": json.dumps(body)}]}
 
+    click = clicked("bench-click", json.loads(record["body"])["snapshot_hash"])
+    yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+    yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
     for number in range(HASHES_PER_POSTER):  # the poster counts as many hashes as it may
         consumer(clicked(f"bench-hash-{number}", f"{number:043d}"), context("launcher_clicks"))
     new_hash = clicked("bench-new-hash", "N" * 43)

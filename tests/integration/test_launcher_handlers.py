@@ -486,9 +486,9 @@ def hash_of(number: int) -> str:
     return f"{number:043d}"
 
 
-def click_at(store: DynamoLauncherStore, poster_id: int, snapshot: str, hour: int) -> Counter[str]:
-    """Count one click of `poster_id` in `hour`; the calls it took."""
-    event = Click(f"h-{poster_id}-{snapshot}-{hour}", poster_id, snapshot, hour, int(time.time()) + 3600)
+def click_at(store: DynamoLauncherStore, poster_id: int, snapshot: str, hour: int, nth: int = 0) -> Counter[str]:
+    """Count one click (the `nth` of that hash in that hour) of `poster_id` in `hour`; the calls it took."""
+    event = Click(f"h-{poster_id}-{snapshot}-{hour}-{nth}", poster_id, snapshot, hour, int(time.time()) + 3600)
     with counting_calls(client("dynamodb")) as calls:
         assert store.count_once(event) is Counted.COUNTED
     return calls
@@ -524,6 +524,17 @@ def test_a_poster_counts_a_bounded_number_of_hashes_a_new_one_replacing_the_leas
     assert len(counts) == HASHES_PER_POSTER and not {hash_of(1), hash_of(2), hash_of(3)} & set(counts)
     assert counts[hash_of(0)] == 2 and counts[hash_of(HASHES_PER_POSTER)] == 1
     assert store.readings([10], hash_of(0))[10].total == HASHES_PER_POSTER + 4  # every click counted
+
+
+def test_made_up_hashes_of_one_click_each_do_not_push_out_a_view_clicked_more_that_hour(demo, store):
+    hour = hour_of(datetime.now(UTC))
+    for nth in range(3):
+        click_at(store, 10, hash_of(0), hour, nth)
+    for number in range(1, 2 * HASHES_PER_POSTER):  # a flood: every hash new, one click each, the same hour
+        click_at(store, 10, hash_of(number), hour)
+    counts = store.all_readings()[10].by_hash
+    assert counts[hash_of(0)] == 3 and len(counts) == HASHES_PER_POSTER
+    assert store.readings([10], hash_of(0))[10].total == 2 * HASHES_PER_POSTER + 2
 
 
 def test_a_posters_counter_stays_small_enough_for_a_full_block_to_be_one_read_however_many_hashes(demo, store):

@@ -287,7 +287,7 @@ class InMemoryLauncherStore:
             return self.block
 
     def count_once(self, click):
-        from ott.launcher.clicks import HASHES_PER_POSTER, Counted
+        from ott.launcher.clicks import HASHES_PER_POSTER, Counted, giving_way
 
         with self._lock:
             if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
@@ -300,7 +300,7 @@ class InMemoryLauncherStore:
             by_hash = self.by_hash.setdefault(click.poster_id, Counter())
             clicked = self.clicked.setdefault(click.poster_id, {})
             if click.snapshot_hash not in by_hash and len(by_hash) >= HASHES_PER_POSTER:
-                oldest = min(clicked, key=lambda name: (clicked[name], name))
+                oldest = giving_way(clicked, by_hash)
                 del by_hash[oldest], clicked[oldest]
             by_hash[click.snapshot_hash] += 1
             clicked[click.snapshot_hash] = click.hour

@@ -115,7 +115,7 @@ class ClickStore(Protocol):
         count for `snapshot_hash`, provided the poster is in the block in force. Nothing changes when the event
         id was already counted (REPEATED) or the poster is not in the block (NOT_IN_BLOCK). A hash new to a
         poster that counts HASHES_PER_POSTER hashes already takes the place of the one clicked least recently
-        (the last hour clicked, then the hash, decides), whose count is forgotten."""
+        (`giving_way` chooses it), whose count is forgotten."""
         ...
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
@@ -152,3 +152,10 @@ def statistics_of(readings: ClickReadings, snapshot_hash: str, now: datetime) ->
         count_total=min(readings.total, UINT32_MAX),
         count_hash=min(readings.by_hash.get(snapshot_hash, 0), UINT32_MAX),
     )
+
+
+def giving_way(clicked: Mapping[str, int], counts: Mapping[str, int]) -> str:
+    """The hash whose place a new one takes: the one clicked least recently (its last hour); of those, the one
+    with the fewest clicks, so that hashes made up by the hour (one click each) cannot push out a view clicked
+    that same hour by many; then by name."""
+    return min(clicked, key=lambda name: (clicked[name], counts.get(name, 0), name))

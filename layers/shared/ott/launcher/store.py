@@ -29,7 +29,16 @@ from pydantic import Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, HOUR, Click, ClickReadings, ClickStore, Counted
+from ott.launcher.clicks import (
+    DAILY_HOURS,
+    HASHES_PER_POSTER,
+    HOUR,
+    Click,
+    ClickReadings,
+    ClickStore,
+    Counted,
+    giving_way,
+)
 from ott.launcher.records import (
     Current,
     Snapshot,
@@ -431,7 +440,8 @@ def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
     clicked = {name: int(value["N"]) for name, value in counter[CLICKED]["M"].items()}
     if click.snapshot_hash in clicked or len(clicked) < HASHES_PER_POSTER:  # changed since: try again
         return counted_hash(click)
-    oldest = min(clicked, key=lambda name: (clicked[name], name))
+    counts = {name: int(value["N"]) for name, value in counter[HASHES]["M"].items()}
+    oldest = giving_way(clicked, counts)
     return HashUpdate(
         sets="#m.#s = :one, #c.#s = :hour",
         condition="#c.#o = :then AND attribute_not_exists(#m.#s)",
