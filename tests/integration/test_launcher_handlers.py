@@ -537,6 +537,21 @@ def test_made_up_hashes_of_one_click_each_do_not_push_out_a_view_clicked_more_th
     assert store.readings([10], hash_of(0))[10].total == 2 * HASHES_PER_POSTER + 2
 
 
+def test_a_snapshot_drops_the_hours_behind_the_rolling_day_that_no_click_dropped(demo, store):
+    from ott.launcher.service import take_snapshot
+
+    hour = hour_of(datetime.now(UTC))
+    click_at(store, 10, hash_of(0), hour - 400)  # clicks days apart: the later one prunes only three days back
+    click_at(store, 10, hash_of(0), hour - 200)
+    click_at(store, 10, hash_of(0), hour - 2)
+    assert {"h#" + str(hour - 400), "h#" + str(hour - 200)} <= set(counter_item(10))
+    before = store.readings([10], hash_of(0))[10]
+    take_snapshot(store, datetime.now(UTC))
+    kept = [name for name in counter_item(10) if name.startswith("h#")]
+    assert kept == ["h#" + str(hour - 2)]
+    assert store.readings([10], hash_of(0))[10] == before  # total 3, the day's click, the hash's 3
+
+
 def test_a_posters_counter_stays_small_enough_for_a_full_block_to_be_one_read_however_many_hashes(demo, store):
     hour = hour_of(datetime.now(UTC))
     for number in range(60):

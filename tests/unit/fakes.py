@@ -3,6 +3,7 @@
 import copy
 import json
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
@@ -323,6 +324,15 @@ class InMemoryLauncherStore:
             poster: ClickReadings(total, dict(self.hourly[poster]), dict(self.by_hash[poster]))
             for poster, total in self.totals.items()
         }
+
+    def forget_stale_hours(self, readings) -> None:
+        from ott.launcher.clicks import DAILY_HOURS, HOUR
+
+        first_read = int(time.time()) // HOUR - DAILY_HOURS
+        with self._lock:
+            for poster, reading in readings.items():
+                for hour in [hour for hour in reading.hourly if hour < first_read]:
+                    self.hourly.get(poster, Counter()).pop(hour, None)
 
     def save_snapshot(self, snapshot) -> None:
         self.snapshots = sorted([*self.snapshots, snapshot], key=lambda taken: taken.taken_at)

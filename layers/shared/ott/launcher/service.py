@@ -193,20 +193,23 @@ def take_snapshot(store: LauncherStore, now: datetime) -> Snapshot | None:
 
 
 def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapshot:
-    """The counters of the block's posters only, with their rolling day and their most clicked hashes."""
+    """The counters of the block's posters only, with their rolling day and their most clicked hashes; then
+    the counters forget their hours behind the day."""
     window = set(daily_hours(now))
     ids = {entry.id for entry in current.block.posters}
+    every = store.all_readings()
     readings = {
         poster: ClickReadings(
             total=reading.total,
             hourly={hour: count for hour, count in reading.hourly.items() if hour in window},
             by_hash=most_clicked(reading.by_hash),
         )
-        for poster, reading in store.all_readings().items()
+        for poster, reading in every.items()
         if poster in ids
     }
     snapshot = Snapshot(taken_at=now, block=current.block, approvals=current.approvals, readings=readings)
     store.save_snapshot(snapshot)
+    store.forget_stale_hours(every)  # what the snapshot read anyway: the counters stay one page (decisions)
     return snapshot
 
 

@@ -67,6 +67,8 @@ CONFLICT_RETRIES = 4
 COUNTER_REFUSALS = 2 * HASHES_PER_POSTER
 # Hour counters behind the rolling day are dropped by later clicks, this many hours at a time.
 PRUNED_HOURS = 2 * DAILY_HOURS
+# What a click did not drop, the snapshots do: this many hour counts an update (its expression stays small).
+STALE_HOURS_PER_UPDATE = 100
 HOUR_PREFIX = "h#"  # counter attributes: h#<hours since the epoch>
 # A counter's maps, keyed by snapshot hash: its clicks, and the last hour it was clicked in (which one gives
 # way to a new hash). A counter written before they were bounded has an `s#<hash>` attribute per hash instead:
@@ -100,6 +102,11 @@ class LauncherStore(ClickStore, Protocol):
 
     def all_readings(self) -> dict[int, ClickReadings]:
         """Every poster's counters, every snapshot hash included (for snapshots)."""
+        ...
+
+    def forget_stale_hours(self, readings: Mapping[int, ClickReadings]) -> None:
+        """Drop, from the counters `readings` were read from, the hour counts behind the rolling day that the
+        statistics read (by the clock): those later clicks did not drop (clicks days apart, late events)."""
         ...
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
@@ -348,6 +355,27 @@ class DynamoLauncherStore:
             if "LastEvaluatedKey" not in reply:
                 return found
             request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+
+    def forget_stale_hours(self, readings: Mapping[int, ClickReadings]) -> None:
+        """One update per counter that has any, conditional on the counter being there (a load may have moved
+        it out of the partition since). A click counting in such an hour meanwhile loses nothing the
+        statistics show: the hour is outside the day they read, and its lifetime count is apart."""
+        first_read = int(time.time()) // HOUR - DAILY_HOURS  # the oldest hour `_clicks` reads
+        for poster, reading in readings.items():
+            stale = sorted(hour for hour in reading.hourly if hour < first_read)
+            for start in range(0, len(stale), STALE_HOURS_PER_UPDATE):
+                batch = stale[start : start + STALE_HOURS_PER_UPDATE]
+                names = {f"#r{i}": f"{HOUR_PREFIX}{hour}" for i, hour in enumerate(batch)}
+                try:
+                    self._dynamodb.update_item(
+                        TableName=self._table,
+                        Key={"pk": {"S": CLICKS}, "sk": {"S": poster_key(poster)}},
+                        UpdateExpression="REMOVE " + ", ".join(names),
+                        ConditionExpression="attribute_exists(pk)",
+                        ExpressionAttributeNames=names,
+                    )
+                except self._dynamodb.exceptions.ConditionalCheckFailedException:
+                    break
 
     # Snapshots
 
