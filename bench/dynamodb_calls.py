@@ -194,8 +194,8 @@ def launcher_requests(template: Template):
     click = clicked("bench-click", json.loads(record["body"])["snapshot_hash"])
     yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
     yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
-    for number in range(HASHES_PER_POSTER):  # the poster counts as many hashes as it may
-        consumer(clicked(f"bench-hash-{number}", f"{number:043d}"), context("launcher_clicks"))
+    for number in range(HASHES_PER_POSTER):  # as many hashes as a poster counts (told apart by their start)
+        consumer(clicked(f"bench-hash-{number}", f"{number:016d}".ljust(43, "x")), context("launcher_clicks"))
     new_hash = clicked("bench-new-hash", "N" * 43)
     yield "launcher click event (new hash, full)", lambda: consumer(new_hash, context("launcher_clicks")), CLICK_BAR
 

@@ -288,7 +288,7 @@ class InMemoryLauncherStore:
             return self.block
 
     def count_once(self, click):
-        from ott.launcher.clicks import HASHES_PER_POSTER, Counted, giving_way
+        from ott.launcher.clicks import HASHES_PER_POSTER, Counted, giving_way, hash_key
 
         with self._lock:
             if click.event_id in self.events:  # forgotten only after weeks, which no unit test spans
@@ -300,18 +300,21 @@ class InMemoryLauncherStore:
             self.hourly.setdefault(click.poster_id, Counter())[click.hour] += 1
             by_hash = self.by_hash.setdefault(click.poster_id, Counter())
             clicked = self.clicked.setdefault(click.poster_id, {})
-            if click.snapshot_hash not in by_hash and len(by_hash) >= HASHES_PER_POSTER:
+            key = hash_key(click.snapshot_hash)
+            if key not in by_hash and len(by_hash) >= HASHES_PER_POSTER:
                 oldest = giving_way(clicked, by_hash)
                 del by_hash[oldest], clicked[oldest]
-            by_hash[click.snapshot_hash] += 1
-            clicked[click.snapshot_hash] = click.hour
+            by_hash[key] += 1
+            clicked[key] = click.hour
             return Counted.COUNTED
 
     def readings(self, poster_ids, snapshot_hash):
-        every = self.all_readings()
+        from ott.launcher.clicks import hash_key
+
+        every, key = self.all_readings(), hash_key(snapshot_hash)
         return {
-            poster: type(reading)(reading.total, reading.hourly, {snapshot_hash: reading.by_hash[snapshot_hash]})
-            if snapshot_hash in reading.by_hash
+            poster: type(reading)(reading.total, reading.hourly, {key: reading.by_hash[key]})
+            if key in reading.by_hash
             else type(reading)(reading.total, reading.hourly, {})
             for poster, reading in every.items()
             if poster in set(poster_ids)

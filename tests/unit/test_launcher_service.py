@@ -12,7 +12,7 @@ from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
-from ott.launcher.clicks import HASHES_PER_POSTER, ContractViolation, Counted
+from ott.launcher.clicks import HASHES_PER_POSTER, ContractViolation, Counted, hash_key
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.selection import snapshot_hash
 from ott.launcher.service import (
@@ -143,12 +143,18 @@ def test_a_poster_keeps_the_counts_of_its_most_recently_clicked_hashes(launcher,
     earlier = (NOW - timedelta(hours=2)).isoformat()
     assert count_click(launcher, click("old", 3, "O" * 43, earlier), NOW) is Counted.COUNTED
     assert count_click(launcher, click("seen", 3, seen, (NOW - timedelta(hours=1)).isoformat()), NOW) is Counted.COUNTED
-    others = [f"{number:043d}" for number in range(HASHES_PER_POSTER - 1)]
-    for number, other in enumerate(others):  # the bound is reached, then passed by one
+    for number in range(HASHES_PER_POSTER - 1):  # the bound is reached, then passed by one
+        other = made_up_hash(number)
         assert count_click(launcher, click(f"new-{number}", 3, other, NOW.isoformat()), NOW) is Counted.COUNTED
     stats = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True).reply.posters[2].statistics
-    assert stats is not None and stats.model_dump() == {"count_daily": 13, "count_total": 13, "count_hash": 1}
-    assert "O" * 43 not in launcher.all_readings()[3].by_hash  # clicked least recently: its count gave way
+    clicks = HASHES_PER_POSTER + 1
+    assert stats is not None and stats.model_dump() == {"count_daily": clicks, "count_total": clicks, "count_hash": 1}
+    assert hash_key("O" * 43) not in launcher.all_readings()[3].by_hash  # clicked least recently: it gave way
+
+
+def made_up_hash(number: int) -> str:
+    """A snapshot hash of its own for each number (counters tell hashes apart by their start)."""
+    return f"{number:016d}".ljust(43, "x")
 
 
 def test_an_event_that_breaks_the_contract_is_refused(launcher):
@@ -174,15 +180,15 @@ def test_an_event_older_than_its_id_is_remembered_or_far_in_the_future_breaks_th
 def test_a_snapshot_keeps_only_the_blocks_posters_and_their_most_clicked_hashes(launcher, store):
     seen = posters(launcher, store).snapshot_hash
     for number in range(SNAPSHOT_HASHES_PER_POSTER + 20):  # every client may send a hash of its own
-        count_click(launcher, click(f"e{number}", 3, f"{number:043d}", NOW.isoformat()), NOW)
+        count_click(launcher, click(f"e{number}", 3, made_up_hash(number), NOW.isoformat()), NOW)
     for number in range(3):
         count_click(launcher, click(f"s{number}", 3, seen, NOW.isoformat()), NOW)
     launcher.totals[999] += 1  # counted under a block of long ago
-    launcher.hourly[999], launcher.by_hash[999] = Counter(), Counter({seen: 1})
+    launcher.hourly[999], launcher.by_hash[999] = Counter(), Counter({hash_key(seen): 1})
     snapshot = take_snapshot(launcher, NOW)
     assert snapshot is not None and set(snapshot.readings) == {3}
     kept = snapshot.readings[3].by_hash
-    assert len(kept) == SNAPSHOT_HASHES_PER_POSTER and kept[seen] == 3
+    assert len(kept) == SNAPSHOT_HASHES_PER_POSTER and kept[hash_key(seen)] == 3
     assert snapshot.readings[3].total == SNAPSHOT_HASHES_PER_POSTER + 23
 
 

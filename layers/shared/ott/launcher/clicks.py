@@ -28,7 +28,10 @@ UINT32_MAX = 2**32 - 1
 # A poster counts clicks per snapshot hash for at most this many hashes: a new one takes the place of the
 # one clicked least recently (docs/decisions.md: clients choose the hashes they send, and a poster's counters
 # must stay small enough for all of a block's to be one read).
-HASHES_PER_POSTER = 12
+HASHES_PER_POSTER = 36
+# Counters keep a hash by its first 16 characters (96 bits: no two of a poster's hashes share them by chance),
+# so that many fit a counter small enough.
+HASH_KEY_LENGTH = 16
 
 EventId = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}$")]
 SnapshotHash = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{43}$")]  # base64url SHA-256, no padding
@@ -105,7 +108,12 @@ class ClickReadings:
 
     total: int = 0
     hourly: Mapping[int, int] = field(default_factory=dict)
-    by_hash: Mapping[str, int] = field(default_factory=dict)
+    by_hash: Mapping[str, int] = field(default_factory=dict)  # by `hash_key`
+
+
+def hash_key(snapshot_hash: str) -> str:
+    """What a snapshot hash is counted under."""
+    return snapshot_hash[:HASH_KEY_LENGTH]
 
 
 class ClickStore(Protocol):
@@ -139,18 +147,12 @@ def count_daily(hourly: Mapping[int, int], now: datetime) -> int:
     return sum(hourly.get(hour, 0) for hour in daily_hours(now))
 
 
-def stale_hours(hourly: Mapping[int, int], now: datetime) -> list[int]:
-    """Hour counters no daily count will read again: the store may drop them."""
-    first = daily_hours(now).start
-    return sorted(hour for hour in hourly if hour < first)
-
-
 def statistics_of(readings: ClickReadings, snapshot_hash: str, now: datetime) -> Statistics:
     """The spec's uint32 counters; a count beyond their range is shown as their largest value."""
     return Statistics(
         count_daily=min(count_daily(readings.hourly, now), UINT32_MAX),
         count_total=min(readings.total, UINT32_MAX),
-        count_hash=min(readings.by_hash.get(snapshot_hash, 0), UINT32_MAX),
+        count_hash=min(readings.by_hash.get(hash_key(snapshot_hash), 0), UINT32_MAX),
     )
 
 

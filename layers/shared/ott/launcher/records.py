@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from ott.launcher.block import LauncherBlock
-from ott.launcher.clicks import ClickReadings
+from ott.launcher.clicks import ClickReadings, hash_key
 from ott.launcher.selection import Approval
 
 
@@ -68,5 +68,5 @@ def readings_from_json(data: dict[str, Any]) -> ClickReadings:
     return ClickReadings(
         total=int(data["total"]),
         hourly={int(hour): int(count) for hour, count in data["hourly"].items()},
-        by_hash={snapshot: int(count) for snapshot, count in data["by_hash"].items()},
+        by_hash={hash_key(snapshot): int(count) for snapshot, count in data["by_hash"].items()},  # whole, before
     )

@@ -38,6 +38,7 @@ from ott.launcher.clicks import (
     ClickStore,
     Counted,
     giving_way,
+    hash_key,
 )
 from ott.launcher.records import (
     Current,
@@ -329,8 +330,8 @@ class DynamoLauncherStore:
     def _clicks(self, snapshot_hash: str | None) -> dict[int, ClickReadings]:
         """One Query of the counters partition. With a hash, only the lifetime count, the hours of the rolling
         day (and one more for clocks a little apart) and that hash's count are returned. DynamoDB still reads
-        whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, about
-        1.5 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
+        whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, under
+        2 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
         found: dict[int, ClickReadings] = {}
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -342,7 +343,7 @@ class DynamoLauncherStore:
             names = [f"{HOUR_PREFIX}{hour}" for hour in range(current - DAILY_HOURS, current + 2)]
             names += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}"]
             request["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
-            request["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": snapshot_hash}
+            request["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": hash_key(snapshot_hash)}
             request["ProjectionExpression"] = ", ".join([*(f"#a{i}" for i in range(len(names))), "#m.#k"])
         while True:
             reply = self._dynamodb.query(**request)
@@ -445,7 +446,7 @@ def counted_hash(click: Click) -> HashUpdate:
     return HashUpdate(
         sets="#m.#s = if_not_exists(#m.#s, :zero) + :one, #c.#s = :hour",
         condition="size(#m) < :room OR attribute_exists(#m.#s)",
-        names={**MAPS, "#s": click.snapshot_hash},
+        names={**MAPS, "#s": hash_key(click.snapshot_hash)},
         values={":zero": {"N": "0"}, ":hour": {"N": str(click.hour)}, ":room": {"N": str(HASHES_PER_POSTER)}},
     )
 
@@ -455,25 +456,26 @@ def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
     not returned): the first hash of a counter without hash counters (a poster's first click, or a counter
     written before they were bounded); or, the poster counting as many hashes as it may, the new one in place
     of the one clicked least recently, provided that one was not clicked since."""
+    key = hash_key(click.snapshot_hash)
     if counter is None or HASHES not in counter or CLICKED not in counter:
         return HashUpdate(
             sets="#m = :first, #c = :hour",
             condition="attribute_not_exists(#m)",
             names=MAPS,
             values={
-                ":first": {"M": {click.snapshot_hash: {"N": "1"}}},
-                ":hour": {"M": {click.snapshot_hash: {"N": str(click.hour)}}},
+                ":first": {"M": {key: {"N": "1"}}},
+                ":hour": {"M": {key: {"N": str(click.hour)}}},
             },
         )
     clicked = {name: int(value["N"]) for name, value in counter[CLICKED]["M"].items()}
-    if click.snapshot_hash in clicked or len(clicked) < HASHES_PER_POSTER:  # changed since: try again
+    if key in clicked or len(clicked) < HASHES_PER_POSTER:  # changed since: try again
         return counted_hash(click)
     counts = {name: int(value["N"]) for name, value in counter[HASHES]["M"].items()}
     oldest = giving_way(clicked, counts)
     return HashUpdate(
         sets="#m.#s = :one, #c.#s = :hour",
         condition="#c.#o = :then AND attribute_not_exists(#m.#s)",
-        names={**MAPS, "#s": click.snapshot_hash, "#o": oldest},
+        names={**MAPS, "#s": key, "#o": oldest},
         values={":hour": {"N": str(click.hour)}, ":then": {"N": str(clicked[oldest])}},
         removes=("#m.#o", "#c.#o"),
     )
@@ -484,7 +486,7 @@ def hash_counts(counter: dict[str, Any]) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for name, value in counter.items():
         if name.startswith(LEGACY_HASH_PREFIX):
-            counts[name[len(LEGACY_HASH_PREFIX) :]] += int(value["N"])
+            counts[hash_key(name[len(LEGACY_HASH_PREFIX) :])] += int(value["N"])
     for name, value in counter.get(HASHES, {}).get("M", {}).items():
         counts[name] += int(value["N"])
     return dict(counts)
