@@ -3,7 +3,6 @@
 import copy
 import json
 import threading
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
@@ -329,9 +328,9 @@ class InMemoryLauncherStore:
         }
 
     def forget_stale_hours(self, readings) -> None:
-        from ott.launcher.clicks import DAILY_HOURS, HOUR
+        from ott.launcher.store import first_hour_read
 
-        first_read = int(time.time()) // HOUR - DAILY_HOURS
+        first_read = first_hour_read()
         with self._lock:
             for poster, reading in readings.items():
                 for hour in [hour for hour in reading.hourly if hour < first_read]:

@@ -7,12 +7,14 @@ read) and the changes of one request commit together in one transaction, across 
 
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from itertools import count
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from ott.errors import InvalidInput
+
+BATCH_GET_LIMIT = 100  # keys of one BatchGetItem
 
 
 @dataclass(slots=True)
@@ -128,18 +130,15 @@ class DynamoRecordStore:
         now = int(time.time())
         requests = [(self._tables[kind], f"{kind.kind}#{key}", (kind, key)) for kind, key in keys]
         wanted = {(table, name): key for table, name, key in requests}
-        for start in range(0, len(requests), 100):
-            pending: dict = {}
-            for table, name, _ in requests[start : start + 100]:
-                pending.setdefault(table, {"Keys": []})["Keys"].append({"pk": {"S": name}})
-            while pending:
-                reply = self._dynamodb.batch_get_item(RequestItems=pending)
-                for table, items in reply.get("Responses", {}).items():
-                    for item in items:
-                        record = self._from_item(item, now)
-                        if record is not None:
-                            found[wanted[(table, item["pk"]["S"])]] = record
-                pending = reply.get("UnprocessedKeys") or {}
+        for start in range(0, len(requests), BATCH_GET_LIMIT):
+            chunk: dict = {}
+            for table, name, _ in requests[start : start + BATCH_GET_LIMIT]:
+                chunk.setdefault(table, {"Keys": []})["Keys"].append({"pk": {"S": name}})
+            for table, items in batch_get(self._dynamodb, chunk).items():
+                for item in items:
+                    record = self._from_item(item, now)
+                    if record is not None:
+                        found[wanted[(table, item["pk"]["S"])]] = record
         return found
 
     def commit(self, changes: Sequence[Put | Delete]) -> None:
@@ -209,9 +208,8 @@ def increment_item(dynamodb: Any, table: str, key: dict[str, Any], ttl_attribute
 
 def batch_get(dynamodb: Any, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The items of one BatchGetItem, of one table or several: `requests` maps each table to its part of the
-    request as DynamoDB takes it (`Keys`, `ConsistentRead`, ...; 100 keys in all at most). Keys DynamoDB hands
-    back unprocessed (under throttling) are asked for again, after a growing pause; their table's options
-    come back with them."""
+    request as DynamoDB takes it (`Keys`, `ConsistentRead`, ...; BATCH_GET_LIMIT keys in all at most). Keys
+    DynamoDB hands back unprocessed are asked for again (`back_off`); their table's options come back with them."""
     found: dict[str, list[dict[str, Any]]] = {table: [] for table in requests}
     pending: Mapping[str, Any] = requests
     for attempt in count():
@@ -221,8 +219,22 @@ def batch_get(dynamodb: Any, requests: Mapping[str, Mapping[str, Any]]) -> dict[
         pending = reply.get("UnprocessedKeys") or {}
         if not pending:
             break
-        time.sleep(min(0.05 * 2**attempt, 1.0))
+        back_off(attempt)
     return found
+
+
+def batch_get_keys(
+    dynamodb: Any, table: str, keys: Sequence[dict[str, Any]], *, consistent: bool = False
+) -> Iterator[dict[str, Any]]:
+    """The items of one table at `keys`, however many: one BatchGetItem per BATCH_GET_LIMIT keys."""
+    for start in range(0, len(keys), BATCH_GET_LIMIT):
+        chunk = {table: {"Keys": list(keys[start : start + BATCH_GET_LIMIT]), "ConsistentRead": consistent}}
+        yield from batch_get(dynamodb, chunk)[table]
+
+
+def back_off(attempt: int) -> None:
+    """DynamoDB hands back unprocessed keys and items under throttling: wait before asking again."""
+    time.sleep(min(0.05 * 2**attempt, 1.0))
 
 
 def is_size_error(message: str) -> bool:

@@ -14,10 +14,8 @@ two calls whatever the number of channels, one when this process already holds t
 """
 
 import hashlib
-import time
 import zlib
 from dataclasses import asdict, dataclass
-from itertools import count
 from typing import Any, Protocol
 
 from pydantic import Field
@@ -25,7 +23,7 @@ from pydantic import Field
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.http.apikeys import KeyIds
-from ott.recordstore import ConcurrentChange
+from ott.recordstore import ConcurrentChange, batch_get_keys
 
 CURRENT_KEY = {"pk": {"S": "CURRENT"}, "sk": {"S": "CURRENT"}}
 COUNTER_KEY = {"pk": {"S": "COUNTER"}, "sk": {"S": "VERSION"}}
@@ -260,16 +258,10 @@ class DynamoChannelStore:
         """One BatchGetItem, strongly consistent: the chunks were written before the pointer that named them."""
         prefix = f"CHUNK#{version_key(current.version)}"
         keys = [{"pk": {"S": prefix}, "sk": {"S": f"{index:04d}"}} for index in range(current.chunks)]
-        pending: dict = {self._table: {"Keys": keys, "ConsistentRead": True}}
-        parts: dict[str, bytes] = {}
-        for attempt in count():
-            reply = self._client.batch_get_item(RequestItems=pending)
-            for item in reply.get("Responses", {}).get(self._table, []):
-                parts[item["sk"]["S"]] = bytes(item["data"]["B"])
-            pending = reply.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-            time.sleep(min(0.05 * 2**attempt, 1.0))  # DynamoDB hands keys back under throttling
+        parts = {
+            item["sk"]["S"]: bytes(item["data"]["B"])
+            for item in batch_get_keys(self._client, self._table, keys, consistent=True)
+        }
         if len(parts) != current.chunks:
             raise CorruptVersion(f"version {current.version}: {len(parts)} of {current.chunks} chunks found")
         text = zlib.decompress(b"".join(parts[key] for key in sorted(parts))).decode("utf-8")

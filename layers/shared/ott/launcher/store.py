@@ -20,7 +20,7 @@ import random
 import time
 import zlib
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -52,13 +52,12 @@ from ott.launcher.records import (
 )
 from ott.launcher.selection import nearest_from
 from ott.observability import logger
-from ott.recordstore import ConcurrentChange, batch_get
+from ott.recordstore import ConcurrentChange, batch_get, batch_get_keys
 from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
 
 BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
 CLICKS = "CLICKS"
 RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
-BATCH_GET_LIMIT = 100
 SNAPSHOTS = "SNAPSHOT"
 # Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
 # each retries after a short random pause, and a message still failing goes back to the queue.
@@ -209,25 +208,24 @@ class DynamoLauncherStore:
 
     def _retired(self, ids: set[int]) -> list[dict[str, Any]]:
         keys = [{"pk": {"S": RETIRED}, "sk": {"S": poster_key(poster)}} for poster in sorted(ids)]
-        found: list[dict[str, Any]] = []
-        for start in range(0, len(keys), BATCH_GET_LIMIT):
-            chunk = {self._table: {"Keys": keys[start : start + BATCH_GET_LIMIT], "ConsistentRead": True}}
-            found += batch_get(self._dynamodb, chunk)[self._table]
-        return found
+        return list(batch_get_keys(self._dynamodb, self._table, keys, consistent=True))
 
     def _counters(self) -> list[dict[str, Any]]:
+        return list(self._counter_items({"ConsistentRead": True}))
+
+    def _counter_items(self, options: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The items of the counters partition, page after page; `options` adds to the Query."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
-            "ConsistentRead": True,
+            **options,
         }
-        found: list[dict[str, Any]] = []
         while True:
             reply = self._dynamodb.query(**request)
-            found += reply.get("Items", [])
+            yield from reply.get("Items", [])
             if "LastEvaluatedKey" not in reply:
-                return found
+                return
             request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
 
     def _move_counters(self, source: str, target: str, counters: list[dict[str, Any]]) -> None:
@@ -332,36 +330,26 @@ class DynamoLauncherStore:
         day (and one more for clocks a little apart) and that hash's count are returned. DynamoDB still reads
         whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, under
         2 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
-        found: dict[int, ClickReadings] = {}
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
-        }
+        options: dict[str, Any] = {}
         if snapshot_hash is not None:
-            current = int(time.time()) // HOUR
-            names = [f"{HOUR_PREFIX}{hour}" for hour in range(current - DAILY_HOURS, current + 2)]
+            first = first_hour_read()
+            names = [f"{HOUR_PREFIX}{hour}" for hour in range(first, first + DAILY_HOURS + 2)]
             names += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}"]
-            request["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
-            request["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": hash_key(snapshot_hash)}
-            request["ProjectionExpression"] = ", ".join([*(f"#a{i}" for i in range(len(names))), "#m.#k"])
-        while True:
-            reply = self._dynamodb.query(**request)
-            for item in reply.get("Items", []):
-                hourly = {
-                    int(name[2:]): int(value["N"]) for name, value in item.items() if name.startswith(HOUR_PREFIX)
-                }
-                total = int(item.get("total", {"N": "0"})["N"])
-                found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=hash_counts(item))
-            if "LastEvaluatedKey" not in reply:
-                return found
-            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+            options["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
+            options["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": hash_key(snapshot_hash)}
+            options["ProjectionExpression"] = ", ".join([*(f"#a{i}" for i in range(len(names))), "#m.#k"])
+        found: dict[int, ClickReadings] = {}
+        for item in self._counter_items(options):
+            hourly = {int(name[2:]): int(value["N"]) for name, value in item.items() if name.startswith(HOUR_PREFIX)}
+            total = int(item.get("total", {"N": "0"})["N"])
+            found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=hash_counts(item))
+        return found
 
     def forget_stale_hours(self, readings: Mapping[int, ClickReadings]) -> None:
         """One update per counter that has any, conditional on the counter being there (a load may have moved
         it out of the partition since). A click counting in such an hour meanwhile loses nothing the
         statistics show: the hour is outside the day they read, and its lifetime count is apart."""
-        first_read = int(time.time()) // HOUR - DAILY_HOURS  # the oldest hour `_clicks` reads
+        first_read = first_hour_read()
         for poster, reading in readings.items():
             stale = sorted(hour for hour in reading.hourly if hour < first_read)
             for start in range(0, len(stale), STALE_HOURS_PER_UPDATE):
@@ -479,6 +467,11 @@ def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
         values={":hour": {"N": str(click.hour)}, ":then": {"N": str(clicked[oldest])}},
         removes=("#m.#o", "#c.#o"),
     )
+
+
+def first_hour_read() -> int:
+    """The oldest hour the statistics read: the rolling day's, and one more for clocks a little apart."""
+    return int(time.time()) // HOUR - DAILY_HOURS
 
 
 def hash_counts(counter: dict[str, Any]) -> dict[str, int]:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.recordstore import increment_item
+from ott.recordstore import back_off, batch_get_keys, increment_item
 from ott.registry.catalog import (
     CatalogIndex,
     CatalogSnapshot,
@@ -132,7 +132,6 @@ EMPTY_INDEX = CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
 MANIFEST = "MANIFEST"
 MANIFEST_CHUNKS = 256
 UNRECORDED = "?"  # the digest of an item found in the table but not in the manifest: never equal to a real one
-BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 # Items of a listing a reader may skip (deleted or not yet published) before its page is full.
 SKIP_ALLOWANCE = 8
@@ -451,16 +450,8 @@ class DynamoRegistryStore:
             request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
 
     def _batch_get(self, keys: list[Key]) -> Iterator[dict]:
-        for start in range(0, len(keys), BATCH_GET_LIMIT):
-            chunk = [{"pk": {"S": kind}, "sk": {"S": key}} for kind, key in keys[start : start + BATCH_GET_LIMIT]]
-            pending: dict = {self._table: {"Keys": chunk, "ConsistentRead": True}}
-            for attempt in count():
-                reply = self._client.batch_get_item(RequestItems=pending)
-                yield from reply.get("Responses", {}).get(self._table, [])
-                pending = reply.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                back_off(attempt)
+        items = [{"pk": {"S": kind}, "sk": {"S": key}} for kind, key in keys]
+        return batch_get_keys(self._client, self._table, items, consistent=True)
 
 
 @dataclass(frozen=True)
@@ -526,11 +517,6 @@ def versioned(key: Key, doc: str | None, load: int, published: int, before: str 
     if before is not None:
         item["prev"] = {"S": before}
     return item
-
-
-def back_off(attempt: int) -> None:
-    """DynamoDB hands back unprocessed keys under throttling: wait before asking again."""
-    time.sleep(min(0.05 * 2**attempt, 1.0))
 
 
 class RegistrySettings(EnvSettings):

@@ -31,11 +31,11 @@ from pydantic import Field
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
+from ott.recordstore import BATCH_GET_LIMIT, back_off, batch_get_keys
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import Category, CategoryType, Profile
 
-BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 CONFIG_KEY = {"pk": {"S": "CHANNEL"}, "sk": {"S": "#config"}}
 IMPORT_RESULT_DAYS = 7
@@ -432,15 +432,7 @@ class DynamoGuideStore:
             back_off(attempt)
 
     def _batch_get(self, keys: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        for start in range(0, len(keys), BATCH_GET_LIMIT):
-            pending: dict = {self._table: {"Keys": keys[start : start + BATCH_GET_LIMIT]}}
-            for attempt in count():
-                reply = self._client.batch_get_item(RequestItems=pending)
-                yield from (item for item in reply.get("Responses", {}).get(self._table, []) if self._live(item))
-                pending = reply.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                back_off(attempt)
+        return (item for item in batch_get_keys(self._client, self._table, keys) if self._live(item))
 
     def _query(self, condition: dict[str, Any]) -> Iterator[dict[str, Any]]:
         request: dict[str, Any] = {
@@ -464,11 +456,6 @@ def _config_of(item: dict[str, Any] | None) -> tuple[GuideConfig, int]:
     if item is None:
         return GuideConfig(), 0
     return GuideConfig.model_validate(unpack(item["doc"]["B"])), int(item["version"]["N"])
-
-
-def back_off(attempt: int) -> None:
-    """DynamoDB hands back unprocessed keys under throttling: wait before asking again."""
-    time.sleep(min(0.05 * 2**attempt, 1.0))
 
 
 class GuideSettings(EnvSettings):
