@@ -171,8 +171,14 @@ def _show_id(key: str) -> int:
     return derived_id(SHOW_ID_BITS, "show", key)
 
 
-def telecast_id_of(zone: str, alias: str, start: datetime) -> int:
-    return derived_id(TELECAST_ID_BITS, "telecast", zone, alias, str(int(start.timestamp())))
+def telecast_key(zone: str, alias: str) -> "hashlib.blake2b":
+    """The common part of the ids of a channel's telecasts in a zone, hashed once per channel."""
+    return _hasher("telecast", zone, alias)
+
+
+def telecast_id(key: "hashlib.blake2b", start: datetime) -> int:
+    """The id of the telecast starting at `start` on the channel whose `telecast_key` is `key`."""
+    return _id_after(key, str(int(start.timestamp())), TELECAST_ID_BITS)
 
 
 @lru_cache(maxsize=1024)  # guides repeat a few words; the Category is shared, never changed
@@ -349,7 +355,7 @@ class GuideMapper:
             promo_url=self._url(item.urls),
         )
         self.channels[item.id] = channel
-        self._telecast_keys[item.id] = _hasher("telecast", self.zone, item.id)
+        self._telecast_keys[item.id] = telecast_key(self.zone, item.id)
         self.report.channels += 1
         return channel
 
@@ -397,7 +403,7 @@ class GuideMapper:
         age = self._age(programme.ratings) if programme.ratings else None
         # In field order, not by keyword: keywords make this call, made for every programme, three times dearer.
         telecast = GuideTelecast(
-            _id_after(self._telecast_keys[channel.alias], str(int(start.timestamp())), TELECAST_ID_BITS),
+            telecast_id(self._telecast_keys[channel.alias], start),
             self.zone,
             channel.alias,
             channel.channel_id,
