@@ -12,6 +12,7 @@ from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
+from ott.callers import MachineClient
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
@@ -120,7 +121,8 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
     progress = demo_document("niche_content_progress.yaml")
     for item_id, updates in progress["updates"].items():
         for update in updates:
-            update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)
+            update = read_update({**update, "id": item_id})
+            update_status(store, RetryPolicy(), update, MachineClient(progress["encoder"]), now)
 
 
 def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> None:
