@@ -47,9 +47,7 @@ class World:
 
     def code(self, redirect_uri: str | None = REDIRECT) -> str:
         client = self.store.get(Client, "demo-tv")
-        return sign_in(
-            self.store, self.policy, client, redirect_uri, "demo@example.com", "demo-password", self.now
-        )
+        return sign_in(self.store, self.policy, client, redirect_uri, "demo@example.com", "demo-password", self.now)
 
     def personal(self) -> TokenReply:
         return self.token("authorization_code", code=self.code(), redirect_uri=REDIRECT)
