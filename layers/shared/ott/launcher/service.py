@@ -157,13 +157,13 @@ def audience_of(registry: RegistryStore, caller: Caller, block: LauncherBlock) -
 # Clicks and snapshots
 
 
-def count_click(store: LauncherStore, body: str, received_at: datetime) -> Counted:
+def count_click(store: LauncherStore, body: str, now: datetime) -> Counted:
     """Count one delivered click event (the contract: docs/launcher-data.md) once. A click on a poster that is
     not in the block in force is acknowledged and counted nowhere (logged and measured): counters exist only for
     the block's posters. An event that breaks the contract (its shape, or a time out of range) raises: SQS
     delivers it again, then moves it to the dead-letter queue."""
     event = ClickEvent.model_validate_json(body)
-    outcome = record_click(store, event, received_at)
+    outcome = record_click(store, event, now)
     if outcome is Counted.NOT_IN_BLOCK:
         logger.warning("click on a poster not in the block: dropped", extra={"poster_id": event.poster_id})
         metrics.add_metric(name="ClicksNotInBlock", unit=MetricUnit.Count, value=1)
