@@ -146,7 +146,7 @@ def launcher_requests(template: Template):
             event["requestContext"] = {**event["requestContext"], "authorizer": principal}
         return lambda: handler(event, context(function))
 
-    store, now = auth_store(), int(time.time())
+    store, now = auth_store(), datetime.now(UTC)
     staff = store.get(Client, "demo-staff")
     if staff is None:
         raise RuntimeError("the demo staff client is missing")
@@ -255,6 +255,8 @@ def phone_requests(template: Template):
 
 def token_requests(grant: Callable[..., dict]):
     """Each grant once, prepared by the requests a client would make before it."""
+    from datetime import UTC, datetime
+
     from ott.auth.crypto import token_hash
     from ott.auth.device import PinEntry, confirm, start
     from ott.auth.login import sign_in
@@ -263,7 +265,7 @@ def token_requests(grant: Callable[..., dict]):
     from ott.auth.store import auth_keys, auth_store
     from ott.config import load_settings
 
-    store, policy, now = auth_store(), load_settings(AuthPolicy), int(time.time())
+    store, policy, now = auth_store(), load_settings(AuthPolicy), datetime.now(UTC)
     yield "vendor:anonymous", {"grant_type": "vendor:anonymous"}
     issued = json.loads(grant(grant_type="vendor:anonymous")["body"])
     yield "refresh_token", {"grant_type": "refresh_token", "refresh_token": issued["refresh_token"]}

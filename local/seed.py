@@ -12,6 +12,7 @@ from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.auth.admin import create_user, register_client
 from ott.auth.store import auth_records
+from ott.callers import Device, MachineClient
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
@@ -120,7 +121,8 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
     progress = demo_document("niche_content_progress.yaml")
     for item_id, updates in progress["updates"].items():
         for update in updates:
-            update_status(store, RetryPolicy(), read_update({**update, "id": item_id}), progress["encoder"], now)
+            update = read_update({**update, "id": item_id})
+            update_status(store, RetryPolicy(), update, MachineClient(progress["encoder"]), now)
 
 
 def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> None:
@@ -128,14 +130,14 @@ def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> N
     of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
     from ott.launcher.guide import programme_guide
     from ott.launcher.params import PostersParams
-    from ott.launcher.service import Caller, answer_posters, count_click, load_block, take_snapshot
+    from ott.launcher.service import answer_posters, count_click, load_block, take_snapshot
     from ott.launcher.store import DynamoLauncherStore
 
     store = DynamoLauncherStore(dynamodb, template.physical_name("LauncherTable"))
     now = datetime.now(UTC)
     load_block(store, block, programme_guide(), now)
     registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
-    seen = answer_posters(store, registry, Caller(source_ip="127.0.0.1"), PostersParams(), now).snapshot_hash
+    seen = answer_posters(store, registry, Device("127.0.0.1"), PostersParams(), now).snapshot_hash
     clicks = demo_document("launcher_clicks.yaml")["clicks"]
     for group, entry in enumerate(clicks):
         for n in range(entry["count"]):

@@ -12,5 +12,4 @@ from ott.http.request import ApiRequest
 @api_handler(reply=AccountInfo, scope="account", statuses=(401, 403))
 def lambda_handler(request: ApiRequest[None, None]) -> AccountInfo:
     """The signed-in account."""
-    account_id = int(request.principal["accountId"])
-    return account_info(auth_store(), load_settings(AuthPolicy), auth_keys(), account_id)
+    return account_info(auth_store(), load_settings(AuthPolicy), auth_keys(), request.account.account_id)

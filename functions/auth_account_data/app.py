@@ -10,4 +10,4 @@ from ott.http.request import ApiRequest
 @api_handler(reply=AccountData, scope="user_data", statuses=(401, 403))
 def lambda_handler(request: ApiRequest[None, None]) -> AccountData:
     """The account's data tree."""
-    return AccountData(**read_tree(auth_store(), int(request.principal["accountId"])))
+    return AccountData(**read_tree(auth_store(), request.account.account_id))

@@ -2,7 +2,6 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import client_of
 from ott.registry.models import AreaList
 from ott.registry.params import AreaParams
 from ott.registry.service import list_areas
@@ -13,4 +12,4 @@ from ott.wire import FORMATS
 @api_handler(params=AreaParams, reply=AreaList, formats=FORMATS)
 def lambda_handler(request: ApiRequest[AreaParams, None]) -> AreaList:
     """File-sharing areas: the given one, or those of the client's network."""
-    return list_areas(registry_store(), request.params, client_of(request))
+    return list_areas(registry_store(), request.params, request.caller)

@@ -2,7 +2,7 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import unknown_method
+from ott.registry.service import unknown_method
 from ott.wire import FORMATS
 
 

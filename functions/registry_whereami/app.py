@@ -2,7 +2,6 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
-from ott.registry.api import client_of
 from ott.registry.models import WhereAmI
 from ott.registry.params import WhereAmIParams
 from ott.registry.service import where_am_i
@@ -13,7 +12,4 @@ from ott.wire import FORMATS
 @api_handler(params=WhereAmIParams, reply=WhereAmI, formats=FORMATS)
 def lambda_handler(request: ApiRequest[WhereAmIParams, None]) -> WhereAmI:
     """The client's contractor, territories and available services, detected from its IP address."""
-    params = request.params
-    # A bearer token names the client for certain; the `client` parameter is only a claim.
-    client = client_of(request, request.principal.get("clientId") or params.client)
-    return where_am_i(registry_store(), client, territory=params.territory, contractor=params.contractor)
+    return where_am_i(registry_store(), request.caller, request.base_url, request.params)

@@ -1,12 +1,14 @@
 """GET /tvguide/2/schedule.{json,xml}"""
 
+from datetime import UTC, datetime
+
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest, Reply
 from ott.registry.location import registry_store
-from ott.tvguide.api import viewer_of
+from ott.tvguide.edge import GUIDE_CACHE, guide_reply
 from ott.tvguide.models import Schedule
 from ott.tvguide.params import ScheduleParams
-from ott.tvguide.service import GUIDE_CACHE, schedule
+from ott.tvguide.service import schedule
 from ott.tvguide.store import guide_store
 from ott.wire import FORMATS
 
@@ -15,4 +17,5 @@ from ott.wire import FORMATS
 def lambda_handler(request: ApiRequest[ScheduleParams, None]) -> Reply:
     """Telecasts of a channel on the zone's local dates (today by default), chronological, without repeats;
     offset and limit choose the page of total_count."""
-    return schedule(guide_store(), registry_store(), request.params, viewer_of(request))
+    answer = schedule(guide_store(), registry_store(), request.params, request.caller, datetime.now(UTC))
+    return guide_reply(answer)

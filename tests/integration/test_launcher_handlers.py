@@ -53,7 +53,7 @@ def signed_in(client_id: str, secret: str, username: str, password: str) -> dict
     store = auth_store()
     registered = store.get(Client, client_id)
     assert registered is not None
-    code = sign_in(store, AuthPolicy(), registered, REDIRECT, username, password, int(time.time()))
+    code = sign_in(store, AuthPolicy(), registered, REDIRECT, username, password, datetime.now(UTC))
     form = {
         "grant_type": "authorization_code",
         "code": code,

@@ -87,13 +87,15 @@ def test_retry_refuses_an_item_in_work_or_done(demo, capsys):
 def test_failed_lists_the_items_the_queue_retries_no_more_until_an_operator_retries_them(demo, capsys):
     from datetime import UTC, datetime, timedelta
 
+    from ott.callers import MachineClient
     from ott.nichecontent.params import read_update
     from ott.nichecontent.service import sweep, update_status
     from ott.nichecontent.transitions import RetryPolicy
 
     spent = RetryPolicy(automatic_retries=0)
     now = datetime.now(UTC)
-    update_status(niche_store(), spent, read_update({"status": "failure", "id": "demo-0002"}), "encoder-a", now)
+    encoder = MachineClient("encoder-a")
+    update_status(niche_store(), spent, read_update({"status": "failure", "id": "demo-0002"}), encoder, now)
     sweep(niche_store(), spent, now + timedelta(hours=7))  # demo-0051..0053 time out, with no retry left
     assert niche_content.main(["failed", *TABLE]) == 0
     lines = capsys.readouterr().out.splitlines()

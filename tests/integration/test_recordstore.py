@@ -2,6 +2,7 @@
 
 import threading
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_parallel_wrong_passwords_against_dynamodb_are_limited(demo, monkeypatch
     store = auth_records(dynamodb, "AuthTable")
     policy = AuthPolicy()
     demo_tv = store.get(Client, "demo-tv")
-    now = int(time.time())
+    now = datetime.now(UTC)
     start = threading.Barrier(20)
     refusals = []
 

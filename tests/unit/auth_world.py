@@ -1,5 +1,7 @@
 """A small auth world for unit tests: an in-memory store, a clock, the demo client and user."""
 
+from datetime import UTC, datetime
+
 from ott.auth import device
 from ott.auth.admin import create_user, register_client
 from ott.auth.crypto import token_hash
@@ -26,13 +28,18 @@ class World:
             self.store, "demo@example.com", "demo-password", cid=7, confirmed_phone="79990000001"
         )
 
+    @property
+    def now(self) -> datetime:
+        """The clock's moment as a handler passes it (the in-memory store's TTL reads `clock.now`)."""
+        return datetime.fromtimestamp(self.clock.now, UTC)
+
     def token(self, grant_type: str, ip: str = "198.51.100.1", basic=None, **fields: str) -> TokenReply:
         """A token request as the demo client (credentials in the body unless `basic` is given)."""
         credentials = {} if basic else {"client_id": "demo-tv", "client_secret": SECRET}
         return self.exchange({**credentials, "grant_type": grant_type, **fields}, basic, ip)
 
     def exchange(self, fields: dict[str, str], basic=None, ip: str = "198.51.100.1") -> TokenReply:
-        request = TokenRequest(TokenForm(**fields), basic, ip, self.clock.now)
+        request = TokenRequest(TokenForm(**fields), basic, ip, self.now)
         return exchange(self.store, self.policy, request)
 
     def anonymous(self, ip: str = "198.51.100.1") -> TokenReply:
@@ -40,9 +47,7 @@ class World:
 
     def code(self, redirect_uri: str | None = REDIRECT) -> str:
         client = self.store.get(Client, "demo-tv")
-        return sign_in(
-            self.store, self.policy, client, redirect_uri, "demo@example.com", "demo-password", self.clock.now
-        )
+        return sign_in(self.store, self.policy, client, redirect_uri, "demo@example.com", "demo-password", self.now)
 
     def personal(self) -> TokenReply:
         return self.token("authorization_code", code=self.code(), redirect_uri=REDIRECT)
@@ -51,8 +56,8 @@ class World:
         return self.store.get(AccessToken, token_hash(reply.access_token))
 
     def confirm_pin(self, signed_in: TokenReply, pin: str, ip: str = "198.51.100.1"):
-        entry = device.PinEntry(self.access(signed_in), "demo-tv", pin, ip, self.clock.now)
+        entry = device.PinEntry(self.access(signed_in), "demo-tv", pin, ip, self.now)
         return device.confirm(self.store, self.policy, self.keys, entry)
 
     def start_device(self):
-        return device.start(self.store, self.policy, self.keys, "demo-tv", "198.51.100.1", self.clock.now)
+        return device.start(self.store, self.policy, self.keys, "demo-tv", "198.51.100.1", self.now)

@@ -1,6 +1,7 @@
-"""The layer's shape (docs/adding-a-service.md): the kernel imports no service, and a service (its package and
+"""The layer's shape (docs/adding-a-service.md): the kernel imports no service; a service (its package and
 its handlers) imports of another service only the names that service publishes (`__all__` of a published
-module)."""
+module); only a service's edge module imports the HTTP edge; every service and every function has the
+documented files."""
 
 import ast
 from pathlib import Path
@@ -12,6 +13,14 @@ OTT = ROOT / "layers" / "shared" / "ott"
 SERVICES = sorted(path.name for path in OTT.iterdir() if path.is_dir() and path.name not in {"http", "__pycache__"})
 # The modules through which one service may call another: domain functions with clear names, never internals.
 PUBLISHED = {"ott.registry.location", "ott.tvguide.summaries"}
+# The one module of a service that may import `ott.http`: the caller and each method's reply with its headers.
+EDGE = "edge"
+# What every service keeps. Its domain is service.py, or, once it outgrew one module, modules by concern that
+# its package docstring names (auth: tokens, device, login, account, metadata).
+SERVICE_FILES = {"__init__.py", "models.py", "store.py"}
+DOMAIN_BY_CONCERN = {"auth"}
+FUNCTIONS = ROOT / "functions"
+HANDLER_LINES = range(12, 31)
 
 
 def imports(path: Path) -> set[tuple[str, str | None]]:
@@ -46,6 +55,10 @@ def files_of(service: str) -> list[Path]:
     return [*(OTT / service).rglob("*.py"), *ROOT.glob(f"functions/{service}_*/*.py")]
 
 
+def service_modules() -> list[Path]:
+    return sorted(path for service in SERVICES for path in (OTT / service).rglob("*.py"))
+
+
 @pytest.mark.parametrize("path", kernel_files(), ids=lambda path: str(path.relative_to(OTT)))
 def test_the_kernel_imports_no_service(path):
     assert {module for module, _ in imports(path) if service_of(module)} == set()
@@ -65,6 +78,38 @@ def test_a_service_uses_only_what_another_service_publishes(service):
 def test_every_handler_belongs_to_a_service():
     folders = {path.parent.name for path in ROOT.glob("functions/*/app.py")}
     assert {folder for folder in folders if folder.split("_", 1)[0] not in SERVICES} == set()
+
+
+@pytest.mark.parametrize("path", service_modules(), ids=lambda path: str(path.relative_to(OTT)))
+def test_only_a_service_s_edge_module_imports_the_http_edge(path):
+    """The domain returns domain values; headers, replies, rendering and caching policies are the edge's."""
+    http = {module for module, _ in imports(path) if module == "ott.http" or module.startswith("ott.http.")}
+    assert path.stem == EDGE or http == set()
+
+
+@pytest.mark.parametrize("path", service_modules(), ids=lambda path: str(path.relative_to(OTT)))
+def test_only_handlers_import_a_service_s_edge_module(path):
+    assert {module for module, _ in imports(path) if module.split(".")[-1] == EDGE} == set()
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_service_has_the_documented_files(service):
+    names = {path.name for path in (OTT / service).glob("*.py")}
+    domain = set() if service in DOMAIN_BY_CONCERN else {"service.py"}
+    assert (SERVICE_FILES | domain) - names == set()
+
+
+@pytest.mark.parametrize("folder", sorted(p for p in FUNCTIONS.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_every_function_is_a_service_method_folder_with_its_handler_and_a_sample_event(folder):
+    service, _, method = folder.name.partition("_")
+    assert service in SERVICES and method
+    assert {path.name for path in folder.glob("*.py")} == {"app.py"}
+    assert (ROOT / "events" / f"{folder.name}.json").is_file()
+
+
+@pytest.mark.parametrize("path", sorted(FUNCTIONS.glob("*/app.py")), ids=lambda path: path.parent.name)
+def test_a_handler_is_12_to_30_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) in HANDLER_LINES
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "local").rglob("*.py")), ids=lambda path: path.name)

@@ -113,7 +113,7 @@ def test_the_confirming_client_must_be_the_tokens_client(world):
     from ott.auth import device
 
     started = world.start_device()
-    entry = device.PinEntry(world.access(world.personal()), "other-client", started.pin, "1.2.3.4", world.clock.now)
+    entry = device.PinEntry(world.access(world.personal()), "other-client", started.pin, "1.2.3.4", world.now)
     with pytest.raises(errors.InvalidRequest):
         device.confirm(world.store, world.policy, world.keys, entry)
 
@@ -131,7 +131,7 @@ def phone_client_token(world, scopes):
 def confirm_as(world, signed_in, client_id, pin):
     from ott.auth import device
 
-    entry = device.PinEntry(world.access(signed_in), client_id, pin, "198.51.100.1", world.clock.now)
+    entry = device.PinEntry(world.access(signed_in), client_id, pin, "198.51.100.1", world.now)
     return device.confirm(world.store, world.policy, world.keys, entry)
 
 
@@ -161,7 +161,7 @@ def test_device_codes_are_limited_per_address_and_per_ipv6_64():
     world = World(DEVICE_CODES_PER_IP_PER_HOUR=2)
 
     def start(ip):
-        return device.start(world.store, world.policy, world.keys, "demo-tv", ip, world.clock.now)
+        return device.start(world.store, world.policy, world.keys, "demo-tv", ip, world.now)
 
     start("2001:db8:1:2::1")
     start("2001:db8:1:2:ffff:ffff:ffff:ffff")  # the same /64: one subscriber

@@ -9,7 +9,7 @@ from tests.unit.auth_world import REDIRECT, World
 
 def attempt(world, password, username="demo@example.com"):
     client = world.store.get(Client, "demo-tv")
-    return sign_in(world.store, world.policy, client, REDIRECT, username, password, world.clock.now)
+    return sign_in(world.store, world.policy, client, REDIRECT, username, password, world.now)
 
 
 def fail(world, times, username="demo@example.com"):

@@ -121,7 +121,7 @@ def test_personal_into_personal_is_refused_and_changes_nothing(world):
         REDIRECT,
         "other@example.com",
         "other-password",
-        world.clock.now,
+        world.now,
     )
     other = world.token("authorization_code", code=other_code, redirect_uri=REDIRECT)
     before = dict(world.store.items)

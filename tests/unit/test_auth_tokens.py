@@ -249,7 +249,7 @@ def test_using_an_anonymous_account_pushes_its_expiry_forward_with_its_tree_and_
     reply = world.anonymous()
     account_id = world.access(reply).account_id
     # As phone confirmation records an anonymous account's phone: with the account's lifetime from then on.
-    phone = ConfirmedPhone(account_id=account_id, phone="79990000001", expires_at=anonymous_expiry(world.clock.now))
+    phone = ConfirmedPhone(account_id=account_id, phone="79990000001", expires_at=anonymous_expiry(world.now))
     world.store.commit([created(phone)])
     for _ in range(4):  # a refresh every 100 days: never a year unused
         world.clock.advance(100 * DAY)
@@ -294,7 +294,7 @@ def test_a_refresh_carries_the_accounts_current_staff_scopes_and_home():
 
     world = staff_world()
     account = world.store.get(Account, str(moderator_id(world)))
-    issued = open_family(world.store.get(Client, "demo-staff"), account, world.clock.now)
+    issued = open_family(world.store.get(Client, "demo-staff"), account, world.now)
     world.store.commit(issued.changes)
     assert world.access(issued.reply).scope == "account launcher_moderation"
     update_user(world.store, "mod@example.com", territory_id=5, staff_scopes=[])  # demoted, and moved

@@ -217,11 +217,11 @@ def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
 
 
 def test_the_reply_is_private_and_revalidated_on_every_poll():
-    """GET /channels's whole reply (body and headers) is the domain's; the handler only passes its store."""
-    from ott.channels.service import channel_list_reply
+    """GET /channels's whole reply: the stored body as it is, with the edge's headers."""
+    from ott.channels.edge import channel_list_reply
 
     store = InMemoryChannelStore()
     publish(store, configuration("polled"), "f.yaml", NOW)
-    reply = channel_list_reply(store)
+    reply = channel_list_reply(served_configuration(store))
     assert reply.body == served_configuration(store)
     assert reply.headers == {"Content-Type": "application/json; charset=UTF-8", "Cache-Control": "private, no-cache"}

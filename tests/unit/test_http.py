@@ -5,8 +5,10 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
+from ott.callers import Account, Device, MachineClient
 from ott.config import reset_settings
-from ott.errors import InvalidInput, MethodNotImplemented, NotFound
+from ott.errors import InvalidInput, MethodNotImplemented, NotFound, Unauthenticated
+from ott.http.apikeys import ForbiddenKey
 from ott.http.handler import api_handler, format_of
 from ott.http.request import ApiRequest
 
@@ -58,6 +60,39 @@ def test_forwarded_for_is_believed_only_from_a_trusted_proxy(proxies):
     assert ApiRequest(event(headers=forwarded), "json", None, None).source_ip == "198.51.100.1"
     untrusted = ApiRequest(event(source_ip="192.0.2.9", headers=forwarded), "json", None, None)
     assert untrusted.source_ip == "192.0.2.9"
+
+
+def caller_of(authorizer: dict | None = None, headers: dict | None = None, **identity: str):
+    request_event = event(headers=headers)
+    request_event["requestContext"]["identity"].update(identity)
+    if authorizer is not None:
+        request_event["requestContext"]["authorizer"] = authorizer
+    return ApiRequest(request_event, "json", None, None)
+
+
+def test_a_request_without_a_valid_token_comes_from_a_device_known_by_its_address_and_languages():
+    assert caller_of(headers={"Accept-Language": "ru, en;q=0.5"}).caller == Device("203.0.113.5", "ru, en;q=0.5")
+    rejected = caller_of({"tokenRejected": "true"}).caller  # the optional authorizer let a bad token through
+    assert rejected == Device("203.0.113.5", token_rejected=True)
+    with pytest.raises(Unauthenticated):
+        _ = caller_of().account
+
+
+def test_a_valid_token_makes_the_caller_the_account_the_authorizer_passed_on():
+    subscriber = {"accountId": "42", "clientId": "demo-tv", "anonymous": "true", "scope": "account user_data"}
+    assert caller_of(subscriber).account == Account(
+        42, "demo-tv", frozenset({"account", "user_data"}), "203.0.113.5", anonymous=True
+    )
+    staff = {"accountId": "7", "clientId": "demo-staff", "scope": "account launcher_moderation"}
+    moderator = caller_of({**staff, "anonymous": "false", "contractorId": "1", "territoryId": "3"}).caller
+    assert isinstance(moderator, Account) and moderator.may("launcher_moderation") and not moderator.anonymous
+    assert (moderator.contractor_id, moderator.territory_id) == (1, 3)
+
+
+def test_a_machine_client_is_the_api_key_api_gateway_checked():
+    assert caller_of(apiKeyId="key-a").machine_client == MachineClient("key-a")
+    with pytest.raises(ForbiddenKey):
+        _ = caller_of().machine_client
 
 
 def test_base_url_keeps_the_stage_on_the_execute_api_host_only():

@@ -6,7 +6,8 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from ott.http.apikeys import ForbiddenKey, KeyIds, key_ids, require_api_key
+from ott.config import KeyIds, key_ids
+from ott.http.apikeys import ForbiddenKey, require_api_key
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
 from tests.unit.test_http import Context

@@ -10,8 +10,8 @@ import pytest
 from ott.errors import InvalidValue, NotFound
 from ott.launcher.models import ModerationState, Statistics
 from ott.launcher.selection import (
+    Audience,
     View,
-    Viewer,
     approve,
     choose_posters,
     etag_matches,
@@ -29,12 +29,12 @@ from tests.unit.launcher_data import NOW, block_document, compiled
 # Moscow region's Королёв (5) lies in Московская область (4), in the central district (2), in Russia (1).
 KOROLEV = frozenset({5, 4, 2, 1})
 MOSCOW = frozenset({3, 2, 1})
-FIRST = Viewer(contractor_id=1, territory_ids=MOSCOW, client_id="first-stb-v1")
+FIRST = Audience(contractor_id=1, territory_ids=MOSCOW, client_id="first-stb-v1")
 PUBLIC_IDS = [1, 2, 3, 4, 5, 10]
 
 
-def shown(viewer=FIRST, at=NOW, block=None, **view) -> list[int]:
-    reply = choose_posters(block or compiled(), View(viewer=viewer, at=at, **view))
+def shown(audience=FIRST, at=NOW, block=None, **view) -> list[int]:
+    reply = choose_posters(block or compiled(), View(audience=audience, at=at, **view))
     return [poster.id for poster in reply.posters]
 
 
@@ -44,8 +44,8 @@ def test_the_public_sees_the_block_in_order_without_hidden_posters():
 
 
 def test_a_poster_limited_to_contractors_is_shown_to_those_only():
-    assert 8 in shown(Viewer(contractor_id=2, territory_ids=frozenset({7, 6, 1})))
-    assert 8 not in shown(Viewer(contractor_id=None, territory_ids=frozenset()))
+    assert 8 in shown(Audience(contractor_id=2, territory_ids=frozenset({7, 6, 1})))
+    assert 8 not in shown(Audience(contractor_id=None, territory_ids=frozenset()))
 
 
 @pytest.mark.parametrize(
@@ -61,8 +61,8 @@ def test_a_poster_limited_to_contractors_is_shown_to_those_only():
     ],
 )
 def test_territories_cover_what_lies_below_them_and_client_globs_match(territories, client_id, seen):
-    viewer = Viewer(contractor_id=1, territory_ids=territories, client_id=client_id)
-    assert (9 in shown(viewer)) is seen
+    audience = Audience(contractor_id=1, territory_ids=territories, client_id=client_id)
+    assert (9 in shown(audience)) is seen
 
 
 @pytest.mark.parametrize(
@@ -75,14 +75,14 @@ def test_territories_cover_what_lies_below_them_and_client_globs_match(territori
     ],
 )
 def test_the_display_window_includes_from_and_excludes_until(at, seen):
-    viewer = Viewer(contractor_id=1, territory_ids=KOROLEV, client_id="second-stb-v2")
-    assert (9 in shown(viewer, at=at)) is seen
+    audience = Audience(contractor_id=1, territory_ids=KOROLEV, client_id="second-stb-v2")
+    assert (9 in shown(audience, at=at)) is seen
 
 
 def test_a_poster_awaiting_moderation_is_hidden_from_the_public_and_marked_for_moderators():
     block = compiled()
     assert 7 not in shown(block=block)
-    reply = choose_posters(block, View(viewer=FIRST, at=NOW, moderation=True))
+    reply = choose_posters(block, View(audience=FIRST, at=NOW, moderation=True))
     assert [p.id for p in reply.posters] == [1, 2, 3, 4, 5, 7, 10]
     marks = {p.id: p.moderation for p in reply.posters if p.moderation}
     assert list(marks) == [7]
@@ -117,7 +117,7 @@ def test_only_a_poster_marked_for_pre_moderation_is_approved():
         approve(compiled(), 404, "moderator@demo", NOW)
 
 
-def test_a_collection_is_listed_without_its_members_and_opened_with_those_the_viewer_may_see():
+def test_a_collection_is_listed_without_its_members_and_opened_with_those_the_audience_may_see():
     block = compiled()
     (listed,) = [p for p in choose_posters(block, View(FIRST, NOW)).posters if p.id == 5]
     assert listed.attached_posters is None and listed.related_posters is None
@@ -166,7 +166,7 @@ def test_the_hash_changes_with_what_was_shown():
     edited = block_document()
     edited["posters"][3]["title"] = "Клип!"
     assert snapshot_hash(choose_posters(compiled(edited), View(FIRST, NOW))) != public
-    north = Viewer(contractor_id=2, territory_ids=frozenset({6, 1}))
+    north = Audience(contractor_id=2, territory_ids=frozenset({6, 1}))
     assert snapshot_hash(choose_posters(compiled(), View(north, NOW))) != public  # poster 8 shown too
 
 

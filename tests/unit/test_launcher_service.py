@@ -3,6 +3,7 @@ counting clicks once, snapshots and their rolling day, loads and approvals (issu
 
 import json
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from ott.auth.admin import create_user, register_client
 from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
+from ott.callers import Account, Device
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
 from ott.launcher.clicks import HASHES_PER_POSTER, ContractViolation, Counted, hash_key
 from ott.launcher.params import PosterParams, PostersParams
@@ -18,7 +20,6 @@ from ott.launcher.selection import snapshot_hash
 from ott.launcher.service import (
     MODERATOR_SCOPE,
     SNAPSHOT_HASHES_PER_POSTER,
-    Caller,
     SnapshotNotSaved,
     answer_poster,
     answer_posters,
@@ -32,8 +33,8 @@ from tests.unit.auth_world import REDIRECT, World
 from tests.unit.fakes import InMemoryLauncherStore
 from tests.unit.launcher_data import NOW, FakeGuide, block_document
 
-MODERATOR = {"accountId": "42", "clientId": "demo-staff", "scope": f"account {MODERATOR_SCOPE}"}
-ANONYMOUS = Caller(source_ip="192.0.2.1")  # a network the registry does not know
+MODERATOR = Account(42, "demo-staff", frozenset({"account", MODERATOR_SCOPE}), "192.0.2.1")
+ANONYMOUS = Device("192.0.2.1")  # a network the registry does not know
 
 
 @pytest.fixture
@@ -53,32 +54,33 @@ def ids(shown):
 
 @pytest.mark.parametrize("params", [{"moderation": True}, {"statistics": True}])
 def test_moderator_parameters_need_the_moderator_scope(launcher, store, params):
-    for principal in ({}, {"accountId": "7", "clientId": "demo-tv", "scope": "account user_data phoneconfirm"}):
+    subscriber = Account(7, "demo-tv", frozenset({"account", "user_data", "phoneconfirm"}), "192.0.2.1")
+    for caller in (ANONYMOUS, subscriber):
         with pytest.raises(InsufficientScope):
-            posters(launcher, store, Caller("192.0.2.1", principal), **params)
-    assert posters(launcher, store, Caller("192.0.2.1", MODERATOR), **params).private
+            posters(launcher, store, caller, **params)
+    assert posters(launcher, store, MODERATOR, **params).private
 
 
 def test_a_token_the_authorizer_rejected_is_invalid_even_for_public_posters(launcher, store):
     with pytest.raises(InvalidToken):
-        posters(launcher, store, Caller("192.0.2.1", {"tokenRejected": "true"}))
+        posters(launcher, store, Device("192.0.2.1", token_rejected=True))
 
 
 def test_time_travel_works_only_with_statistics(launcher, store):
     with pytest.raises(InvalidInput):
-        posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True, time_travel=NOW)
+        posters(launcher, store, MODERATOR, moderation=True, time_travel=NOW)
 
 
 def test_the_accounts_contractor_and_territory_choose_the_block_with_one_registry_read(launcher, store):
     # Королёв (5) lies in Московская область (4), which poster 9 targets (with client ids second-stb-*).
-    home = {**MODERATOR, "clientId": "second-stb-android", "contractorId": "1", "territoryId": "5"}
-    shown = posters(launcher, store, Caller("198.51.100.7", home))  # the address says: contractor 2
+    home = replace(MODERATOR, client_id="second-stb-android", contractor_id=1, territory_id=5, address="198.51.100.7")
+    shown = posters(launcher, store, home)  # the address says: contractor 2
     assert 9 in ids(shown) and 8 not in ids(shown)
     assert store.reads == {"select": 1}  # the territory's lineage only: no address detection
 
 
 def test_without_a_home_the_registry_detects_the_client_from_its_address(launcher, store):
-    assert 8 in ids(posters(launcher, store, Caller("198.51.100.7")))
+    assert 8 in ids(posters(launcher, store, Device("198.51.100.7")))
     assert store.reads["index"] == 1
 
 
@@ -99,14 +101,14 @@ class NoRegistry:
 def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store):
     launcher = InMemoryLauncherStore(registry=store)
     load_block(launcher, block_document(), FakeGuide(), NOW)
-    assert 8 in ids(posters(launcher, NoRegistry(), Caller("198.51.100.7")))  # the second contractor's film
+    assert 8 in ids(posters(launcher, NoRegistry(), Device("198.51.100.7")))  # the second contractor's film
     assert store.reads["index"] == 1
 
 
 def test_time_travel_places_the_client_with_the_registry_as_it_is_now(store):
     launcher = InMemoryLauncherStore(registry=NoRegistry())  # the block's moment is not the snapshot's
     load_block(launcher, block_document(), FakeGuide(), NOW)
-    travelled = Caller("198.51.100.7", MODERATOR)  # no home: placed by its address
+    travelled = replace(MODERATOR, address="198.51.100.7")  # no home: placed by its address
     assert 8 in ids(posters(launcher, store, travelled, statistics=True, time_travel=NOW))
 
 
@@ -131,7 +133,7 @@ def test_clicks_are_counted_once_by_event_id_lifetime_daily_and_per_snapshot(lau
     # A device whose clock runs a little ahead clicks when its click is received.
     ahead = (NOW + timedelta(minutes=5)).isoformat()
     assert count_click(launcher, click("d", 3, seen, ahead), NOW) is Counted.COUNTED
-    shown = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True)
+    shown = posters(launcher, store, MODERATOR, statistics=True)
     assert shown.snapshot_hash == seen  # statistics are notes on the posters, outside the hash
     stats = {poster.id: poster.statistics for poster in shown.reply.posters}
     assert stats[3].model_dump() == {"count_daily": 3, "count_total": 4, "count_hash": 3}
@@ -146,7 +148,7 @@ def test_a_poster_keeps_the_counts_of_its_most_recently_clicked_hashes(launcher,
     for number in range(HASHES_PER_POSTER - 1):  # the bound is reached, then passed by one
         other = made_up_hash(number)
         assert count_click(launcher, click(f"new-{number}", 3, other, NOW.isoformat()), NOW) is Counted.COUNTED
-    stats = posters(launcher, store, Caller("192.0.2.1", MODERATOR), statistics=True).reply.posters[2].statistics
+    stats = posters(launcher, store, MODERATOR, statistics=True).reply.posters[2].statistics
     clicks = HASHES_PER_POSTER + 1
     assert stats is not None and stats.model_dump() == {"count_daily": clicks, "count_total": clicks, "count_hash": 1}
     assert hash_key("O" * 43) not in launcher.all_readings()[3].by_hash  # clicked least recently: it gave way
@@ -220,11 +222,10 @@ def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launch
     count_click(launcher, click("one", 5, seen, NOW.isoformat()), NOW)
     take_snapshot(launcher, NOW + timedelta(hours=1))
     count_click(launcher, click("two", 5, seen, NOW.isoformat()), NOW)
-    moderator = Caller("192.0.2.1", MODERATOR)
-    early = posters(launcher, store, moderator, statistics=True, time_travel=NOW + timedelta(minutes=10))
+    early = posters(launcher, store, MODERATOR, statistics=True, time_travel=NOW + timedelta(minutes=10))
     assert early.taken_at == NOW and 5 not in launcher.snapshots[0].readings  # the load's snapshot: no clicks yet
     later = answer_poster(
-        launcher, store, moderator, PosterParams(id=5, statistics=True, time_travel=NOW + timedelta(hours=2)), NOW
+        launcher, store, MODERATOR, PosterParams(id=5, statistics=True, time_travel=NOW + timedelta(hours=2)), NOW
     )
     assert later.taken_at == NOW + timedelta(hours=1)
     assert later.reply.statistics is not None and later.reply.statistics.count_total == 1
@@ -232,7 +233,7 @@ def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launch
 
 def test_time_travel_with_nothing_stored_is_not_found(store):
     with pytest.raises(NotFound):
-        posters(InMemoryLauncherStore(), store, Caller("192.0.2.1", MODERATOR), statistics=True, time_travel=NOW)
+        posters(InMemoryLauncherStore(), store, MODERATOR, statistics=True, time_travel=NOW)
 
 
 def test_an_approval_is_recorded_with_who_and_when_and_survives_a_reload_of_the_same_poster(launcher, store):
@@ -261,7 +262,7 @@ def test_an_approval_of_a_block_that_changed_meanwhile_is_refused(launcher):
 def test_public_and_moderator_views_of_an_approved_block_share_the_snapshot_hash(launcher, store):
     approve_poster(launcher, 7, "olga", NOW)
     public = posters(launcher, store)
-    moderated = posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True)
+    moderated = posters(launcher, store, MODERATOR, moderation=True)
     assert public.snapshot_hash == moderated.snapshot_hash == snapshot_hash(public.reply)
     assert not public.private and moderated.private
 
@@ -282,7 +283,7 @@ def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_h
     def sign_in_as(username: str, password: str) -> dict:
         from ott.auth.login import sign_in
 
-        code = sign_in(world.store, world.policy, staff, REDIRECT, username, password, world.clock.now)
+        code = sign_in(world.store, world.policy, staff, REDIRECT, username, password, world.now)
         form = {"code": code, "redirect_uri": REDIRECT, "client_id": "demo-staff", "client_secret": "s"}
         reply = world.exchange({**form, "grant_type": "authorization_code"})
         assert world.store.get(AccessToken, token_hash(reply.access_token)) is not None
@@ -300,11 +301,9 @@ def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_h
 def test_in_a_moderators_view_count_hash_counts_the_publics_snapshot_of_that_place(launcher, store):
     public = posters(launcher, store).snapshot_hash
     count_click(launcher, click("p", 3, public, NOW.isoformat()), NOW)
-    moderated = posters(launcher, store, Caller("192.0.2.1", MODERATOR), moderation=True, statistics=True)
+    moderated = posters(launcher, store, MODERATOR, moderation=True, statistics=True)
     assert moderated.snapshot_hash != public  # the moderator is also shown poster 7, awaiting moderation
     film = next(poster for poster in moderated.reply.posters if poster.id == 3)
     assert film.statistics is not None and film.statistics.count_hash == 1
-    pending = answer_poster(
-        launcher, store, Caller("192.0.2.1", MODERATOR), PosterParams(id=5, moderation=True, statistics=True), NOW
-    )
+    pending = answer_poster(launcher, store, MODERATOR, PosterParams(id=5, moderation=True, statistics=True), NOW)
     assert pending.reply.statistics is not None

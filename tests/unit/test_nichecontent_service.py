@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from ott.callers import MachineClient
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ImpossibleMove, ItemConflict, UnknownItem
 from ott.nichecontent.intake import IntakeError, NewItem
@@ -42,7 +43,7 @@ def queue(count: int) -> InMemoryNicheStore:
 
 
 def send(store, status: str, item_id: str, encoder: str = "key-a", at: datetime = T0 + timedelta(hours=1), **extra):
-    update_status(store, POLICY, read_update({"status": status, "id": item_id, **extra}), encoder, at)
+    update_status(store, POLICY, read_update({"status": status, "id": item_id, **extra}), MachineClient(encoder), at)
 
 
 def ids(page) -> list[str]:
@@ -254,7 +255,7 @@ def test_a_failed_item_is_retried_by_the_sweep_until_the_limit():
     now = T0
     for _ in range(3):
         now += timedelta(minutes=1)
-        update_status(store, policy, read_update({"status": "failure", "id": "film-001"}), "key-a", now)
+        update_status(store, policy, read_update({"status": "failure", "id": "film-001"}), MachineClient("key-a"), now)
         now += timedelta(days=2)
         sweep(store, policy, now)
     item = store.items["film-001"].item

@@ -1,16 +1,19 @@
 """Phone confirmation: every row of the spec's state table (document 1, 3.B), with the stages run by the
 channel worker on fake providers and the state machine replaced by a recorder."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from ott.accounts import ConfirmedPhone
+from ott.callers import Account
 from ott.errors import InvalidValue
 from ott.phoneconfirm.channels import StageMessage, run_stage
 from ott.phoneconfirm.fakes import fake_providers, outbox
 from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.ports import ProviderUnavailable
 from ott.phoneconfirm.records import ConfirmationRequest
-from ott.phoneconfirm.service import Caller, RequestError, check_code, confirm, verify
+from ott.phoneconfirm.service import RequestError, check_code, confirm, verify
 from ott.phoneconfirm.settings import PhoneSettings
 from tests.unit.fakes import Clock, InMemoryRecordStore
 
@@ -43,24 +46,29 @@ class Phone:
         self.providers = fake_providers()
         self.tokens = 0
 
-    def caller(self, account_id: int = 42, ip: str = "198.51.100.1", anonymous: bool = False) -> Caller:
-        return Caller(account_id, ip, self.clock.now, anonymous)
+    @property
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock.now, UTC)
+
+    def caller(self, account_id: int = 42, ip: str = "198.51.100.1", anonymous: bool = False) -> Account:
+        return Account(account_id, "demo-tv", frozenset({"phoneconfirm"}), ip, anonymous=anonymous)
 
     def confirm(self, phone: str, request_id: str | None = None, **who):
-        return confirm(self.store, self.orchestrator, self.settings, self.caller(**who), phone, request_id)
+        return confirm(self.store, self.orchestrator, self.settings, self.caller(**who), phone, request_id, self.now)
 
     def stage(self, request_id: str, stage: int) -> str:
         self.tokens += 1
         token = f"token-{self.tokens}"
         message = StageMessage(request_id, stage, token)
-        run_stage(self.store, self.providers, self.orchestrator, self.settings, KEYS, message, self.clock.now)
+        run_stage(self.store, self.providers, self.orchestrator, self.settings, KEYS, message, self.now)
         return token
 
     def verify(self, request_id, **who):
-        return verify(self.store, self.orchestrator, self.settings, self.caller(**who), request_id)
+        return verify(self.store, self.orchestrator, self.settings, self.caller(**who), request_id, self.now)
 
     def check(self, request_id, code, **who):
-        return check_code(self.store, self.orchestrator, self.settings, KEYS, self.caller(**who), request_id, code)
+        caller = self.caller(**who)
+        return check_code(self.store, self.orchestrator, self.settings, KEYS, caller, request_id, code, self.now)
 
     def code(self, phone: str) -> str:
         return outbox(phone)[0]["code"]

@@ -4,11 +4,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ott.callers import Device
 from ott.errors import InvalidInput
 from ott.registry.models import KnownInfo, ServiceType
 from ott.registry.params import AreaParams, ContractorsParams, PrefixesParams, TerritoriesParams
 from ott.registry.service import (
-    Client,
     list_areas,
     list_contractors,
     list_hub_isolations,
@@ -84,10 +84,10 @@ def test_contractors_offering_every_listed_service(store):
 
 
 def test_areas_given_detected_from_the_network_or_all(store):
-    client = Client(source_ip="198.51.100.1", base_url="")
+    client = Device("198.51.100.1")
     assert [a.area_id for a in list_areas(store, AreaParams(area=1), client).areas] == [1]
     assert [a.area_id for a in list_areas(store, AreaParams(), client).areas] == [2]
-    unknown = Client(source_ip="192.0.2.1", base_url="")
+    unknown = Device("192.0.2.1")
     assert [a.area_id for a in list_areas(store, AreaParams(), unknown).areas] == [1, 2]
 
 
@@ -123,9 +123,9 @@ def test_prefixes_by_contractor_and_territory(store):
 
 
 def test_known_info_is_kept_with_the_source_address_and_what_the_registry_saw(store):
-    client = Client(source_ip="198.51.100.9", base_url="https://api.example")
+    client = Device("198.51.100.9")
     info = KnownInfo(contractor_name="Новый оператор", parent_territory_id=6, uid="device-1")
-    receipt = submit_known_info(store, info, client, datetime(2026, 11, 21, tzinfo=UTC))
+    receipt = submit_known_info(store, info, client, "https://api.example", datetime(2026, 11, 21, tzinfo=UTC))
     (report,) = store.reports
     assert report.report_id == receipt.id
     assert report.source_ip == "198.51.100.9"
@@ -136,9 +136,9 @@ def test_known_info_is_kept_with_the_source_address_and_what_the_registry_saw(st
 
 
 def test_known_info_needs_an_existing_parent_territory(store):
-    client = Client(source_ip="198.51.100.9", base_url="")
+    client = Device("198.51.100.9")
     with pytest.raises(InvalidInput, match="parentTerritoryId"):
-        submit_known_info(store, KnownInfo(parent_territory_id=404), client, datetime.now(UTC))
+        submit_known_info(store, KnownInfo(parent_territory_id=404), client, "", datetime.now(UTC))
     assert store.reports == []
 
 
@@ -148,9 +148,9 @@ def test_known_info_is_limited_per_address_and_per_ipv6_64(store):
 
     now = datetime(2026, 11, 21, 10, 59, tzinfo=UTC)
     for host in range(KNOWN_INFO_PER_ADDRESS_PER_HOUR):
-        submit_known_info(store, KnownInfo(uid="d"), Client(f"2001:db8:1:2::{host + 1:x}", ""), now)
+        submit_known_info(store, KnownInfo(uid="d"), Device(f"2001:db8:1:2::{host + 1:x}"), "", now)
     with pytest.raises(TooManyRequests) as limited:
-        submit_known_info(store, KnownInfo(uid="d"), Client("2001:db8:1:2::ffff", ""), now)
+        submit_known_info(store, KnownInfo(uid="d"), Device("2001:db8:1:2::ffff"), "", now)
     assert limited.value.retry_after == 60  # the rest of the clock hour
-    submit_known_info(store, KnownInfo(uid="d"), Client("2001:db8:1:3::1", ""), now)  # another subscriber
+    submit_known_info(store, KnownInfo(uid="d"), Device("2001:db8:1:3::1"), "", now)  # another subscriber
     assert len(store.reports) == KNOWN_INFO_PER_ADDRESS_PER_HOUR + 1

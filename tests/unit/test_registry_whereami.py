@@ -2,17 +2,18 @@
 
 import pytest
 
+from ott.callers import Account, Device
 from ott.errors import InvalidInput
 from ott.registry.location import locate
 from ott.registry.models import ApiType
-from ott.registry.service import Client, where_am_i
+from ott.registry.params import WhereAmIParams
+from ott.registry.service import where_am_i
 
 BASE = "https://api.example/v1"
 
 
-def ask(store, ip, **kwargs):
-    client_id = kwargs.pop("client_id", None)
-    return where_am_i(store, Client(source_ip=ip, base_url=BASE, client_id=client_id), **kwargs)
+def ask(store, ip, client_id=None, **overrides):
+    return where_am_i(store, Device(ip), BASE, WhereAmIParams(client=client_id, **overrides))
 
 
 def test_the_longest_matching_prefix_wins(store):
@@ -102,6 +103,13 @@ def test_services_follow_contractor_territory_and_client_rules(store):
     assert moscow == {"registry", "auth"}
     stb = {s.type.value for s in ask(store, "198.51.7.1", client_id="second-stb-maker").services}
     assert stb == {"registry", "auth", "iptv"}
+
+
+def test_a_bearer_token_names_the_client_and_the_client_parameter_is_only_a_claim(store):
+    signed_in = Account(42, "second-stb-maker", frozenset(), "198.51.7.1")
+    claim = WhereAmIParams(client="first-tv-maker")
+    assert "iptv" in {s.type.value for s in where_am_i(store, signed_in, BASE, claim).services}
+    assert "iptv" not in {s.type.value for s in ask(store, "198.51.7.1", client_id="first-tv-maker").services}
 
 
 def test_a_service_offered_on_a_territory_is_offered_on_its_descendants(store):

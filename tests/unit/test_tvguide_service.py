@@ -8,14 +8,16 @@ from functools import partial
 import pytest
 
 from ops.registry_load import read_catalog
+from ott.callers import Device
 from ott.errors import InvalidInput, NotFound
 from ott.http.request import validate
 from ott.tvguide.config import GuideConfig
+from ott.tvguide.edge import guide_reply
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.models import TitlesRequest
 from ott.tvguide.params import ChannelParams, ChannelsParams, IdByTitleParams, ScheduleParams, TelecastInfoParams
-from ott.tvguide.service import Viewer, channel, channels, id_by_title, preferred_languages, schedule, telecast_info
+from ott.tvguide.service import channel, channels, id_by_title, preferred_languages, schedule, telecast_info
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import Zone
 from tests.conftest import DEMO_REGISTRY
@@ -74,8 +76,8 @@ def load(store, data: bytes, zone: str):
     return import_guide(store, partial(io.BytesIO, data), zone)
 
 
-def viewer(now: datetime, accept: str = "", ip: str = "127.0.0.1") -> Viewer:
-    return Viewer(ip, accept, now)
+# 127.0.0.1: Москва in the demo registry, under the Berlin zone's territory.
+HOME = Device("127.0.0.1")
 
 
 def params(model, **query):
@@ -95,7 +97,8 @@ def test_days_are_the_zone_local_days_and_a_newer_file_replaces_only_those_it_co
         store,
         registry,
         params(ScheduleParams, channel=A, dates="2024-12-02,2024-12-01", geo="DE-BE"),
-        viewer(datetime(2024, 12, 2, tzinfo=UTC)),
+        HOME,
+        datetime(2024, 12, 2, tzinfo=UTC),
     ).body
     titles = [(t.date.day, t.date.hour, t.title) for t in reply.telecasts_list]
     assert titles == [(1, 21, "Новости"), (1, 22, "Новости"), (1, 23, "Новости"), (2, 6, "Утро"), (2, 7, "Утро")]
@@ -103,7 +106,8 @@ def test_days_are_the_zone_local_days_and_a_newer_file_replaces_only_those_it_co
         store,
         registry,
         params(ScheduleParams, channel=B, dates="2024-12-01", geo="DE-BE"),
-        viewer(datetime(2024, 12, 2, tzinfo=UTC)),
+        HOME,
+        datetime(2024, 12, 2, tzinfo=UTC),
     ).body
     assert len(untouched.telecasts_list) == 2
 
@@ -138,7 +142,8 @@ def test_schedule_dates_across_dst_carry_the_offset_of_each_instant(store, regis
         store,
         registry,
         params(ScheduleParams, channel=A, dates="2024-10-27", geo="Europe/Berlin"),
-        viewer(datetime(2024, 10, 27, tzinfo=UTC)),
+        HOME,
+        datetime(2024, 10, 27, tzinfo=UTC),
     ).body
     telecasts = reply.telecasts_list
     assert len(telecasts) == 25 and reply.total_count == 25
@@ -150,18 +155,18 @@ def test_schedule_dates_across_dst_carry_the_offset_of_each_instant(store, regis
 def test_schedule_pages_and_today_is_the_zones(store, registry):
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 48)), "Asia/Yekaterinburg")
     now = datetime(2024, 12, 1, 20, 30, tzinfo=UTC)  # already the 2nd in Yekaterinburg (UTC+5)
-    whole = schedule(store, registry, params(ScheduleParams, channel=A, t=9), viewer(now)).body
+    whole = schedule(store, registry, params(ScheduleParams, channel=A, t=9), HOME, now).body
     assert {t.date.day for t in whole.telecasts_list} == {2} and whole.total_count == 24
-    page = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=20, limit=10), viewer(now)).body
+    page = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=20, limit=10), HOME, now).body
     assert page.telecasts_list == whole.telecasts_list[20:] and page.items_skipped == 20 and page.total_count == 24
-    past = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=30), viewer(now)).body
+    past = schedule(store, registry, params(ScheduleParams, channel=A, t=9, offset=30), HOME, now).body
     assert past.telecasts_list == [] and past.items_skipped == 24
 
 
 def test_schedule_of_every_channel_is_chronological(store, registry):
     load(store, guide(*hours("ёлка.tv", "20241201", 1, 3), *hours("b.tv", "20241201", 0, 3)), "World/Anywhere")
     query = params(ScheduleParams, dates="2024-12-01", geo="World/Anywhere")
-    reply = schedule(store, registry, query, viewer(datetime.now(UTC))).body
+    reply = schedule(store, registry, query, HOME, datetime.now(UTC)).body
     assert [(t.date.hour, t.channel.channel_id) for t in reply.telecasts_list] == [
         (0, B),
         (1, A),
@@ -175,22 +180,22 @@ def test_schedule_of_every_channel_is_chronological(store, registry):
 def test_channels_fields(store, registry):
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 3)), "World/Anywhere")
     now = datetime(2024, 12, 1, 1, 30, tzinfo=UTC)
-    default = channels(store, registry, params(ChannelsParams, geo="World/Anywhere"), viewer(now)).body.channels
+    default = channels(store, registry, params(ChannelsParams, geo="World/Anywhere"), HOME, now).body.channels
     assert [c.model_dump(by_alias=True, exclude_none=True) for c in default] == [
         {"channelId": A, "title": "Ёлка ТВ", "alias": "ёлка.tv", "ageRestriction": 0, "hasSchedule": True},
         {"channelId": B, "title": "B ТВ", "alias": "b.tv", "ageRestriction": 0, "hasSchedule": False},
     ]
     query = params(ChannelsParams, fields="currentTelecast", channel=f"{B},7,{A}", geo="World/Anywhere")
-    named = channels(store, registry, query, viewer(now))
+    named = channels(store, registry, query, HOME, now)
     assert [c.channel_id for c in named.body.channels] == [B, A]  # in the order asked; 7 is unknown: left out
     assert named.body.channels[0].current_telecast is None
     current = named.body.channels[1]
     assert set(current.model_dump(exclude_none=True)) == {"channel_id", "current_telecast"}
     assert current.current_telecast.date.hour == 1
-    assert named.headers["Cache-Control"] == "public, max-age=60"  # 30 minutes left: the cap
+    assert guide_reply(named).headers["Cache-Control"] == "public, max-age=60"  # 30 minutes left: the cap
     registry.reads.clear()
-    by_address = channels(store, registry, params(ChannelsParams, fields="hasSchedule"), viewer(now))
-    assert by_address.headers["Cache-Control"].startswith("private")  # the caller's address chose the zone
+    by_address = channels(store, registry, params(ChannelsParams, fields="hasSchedule"), HOME, now)
+    assert guide_reply(by_address).headers["Cache-Control"].startswith("private")  # the caller's address chose the zone
     assert registry.reads == {"index": 1, "select": 1}  # locate's two reads, nothing more
     assert by_address.body.channels[0].has_schedule is False  # 127.0.0.1: Москва, under the Berlin zone's territory
 
@@ -205,9 +210,7 @@ def test_current_telecast_just_after_midnight_started_the_day_before(store, regi
         "World/Anywhere",
     )
     now = datetime(2024, 12, 2, 0, 15, tzinfo=UTC)
-    reply = channels(
-        store, registry, params(ChannelsParams, fields="currentTelecast", geo="World/Anywhere"), viewer(now)
-    )
+    reply = channels(store, registry, params(ChannelsParams, fields="currentTelecast", geo="World/Anywhere"), HOME, now)
     current = reply.body.channels[0].current_telecast
     assert (current.date.day, current.date.hour, current.duration) == (1, 23, 7200)
 
@@ -219,7 +222,7 @@ def test_unknown_channel_fields_are_refused():
 
 def test_deprecated_channel_unknown_is_404(store, registry):
     with pytest.raises(NotFound):
-        channel(store, registry, params(ChannelParams, channel=5), viewer(datetime.now(UTC)))
+        channel(store, registry, params(ChannelParams, channel=5), HOME, datetime.now(UTC))
 
 
 def test_telecast_info_in_the_order_asked(store, registry):
@@ -228,19 +231,22 @@ def test_telecast_info_in_the_order_asked(store, registry):
         store,
         registry,
         params(ScheduleParams, channel=A, dates="2024-12-01", geo="Europe/Berlin"),
-        viewer(datetime.now(UTC)),
+        HOME,
+        datetime.now(UTC),
     ).body.telecasts_list
     ids = f"{day[2].id},{day[0].id},77"
-    found = telecast_info(store, registry, params(TelecastInfoParams, telecast=ids), viewer(datetime.now(UTC))).body
+    found = telecast_info(store, registry, params(TelecastInfoParams, telecast=ids), HOME, datetime.now(UTC)).body
     assert [t.id for t in found.telecasts_list] == [day[2].id, day[0].id]
 
 
 def test_idbytitle_matches_whatever_the_case_and_yo(store, registry):
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "World/Anywhere")
     query = params(IdByTitleParams, titles="ЕЛКА ТВ,ёлка.tv en,нет\\, такого")
-    found = id_by_title(store, registry, query, viewer(datetime.now(UTC))).body.channels
+    found = id_by_title(store, registry, query, HOME, datetime.now(UTC)).body.channels
     assert [(c.channel_id, c.title) for c in found] == [(A, "Ёлка ТВ"), (A, "Ёлка ТВ"), (None, None)]
-    posted = id_by_title(store, registry, TitlesRequest(titles=["b ТВ"]), viewer(datetime.now(UTC), "en")).body
+    posted = id_by_title(
+        store, registry, TitlesRequest(titles=["b ТВ"]), Device("127.0.0.1", "en"), datetime.now(UTC)
+    ).body
     assert [(c.channel_id, c.title) for c in posted.channels] == [(B, "b.tv en")]
 
 
@@ -252,7 +258,7 @@ def test_a_name_of_several_channels_is_logged_as_an_error(store, registry, caplo
     original = logger.error
     logger.error = lambda message, **kwargs: logged.append((message, kwargs))
     try:
-        found = id_by_title(store, registry, params(IdByTitleParams, titles="twin ТВ"), viewer(datetime.now(UTC)))
+        found = id_by_title(store, registry, params(IdByTitleParams, titles="twin ТВ"), HOME, datetime.now(UTC))
     finally:
         logger.error = original
     assert found.body.channels[0].channel_id == min(channel_id_of("twin.a"), channel_id_of("twin.b"))
@@ -292,9 +298,7 @@ def test_a_request_reads_at_most_a_thousand_channel_days(store, registry):
     load(store, guide(*hours("c1.tv", "20241201", 0, 1), channels=aliases), "World/Anywhere")
     month = ",".join(f"2024-12-{day:02d}" for day in range(1, 27))  # 40 channels x 26 days
     with pytest.raises(InvalidInput, match="channel-days"):
-        schedule(store, registry, params(ScheduleParams, dates=month, geo="World/Anywhere"), viewer(datetime.now(UTC)))
+        schedule(store, registry, params(ScheduleParams, dates=month, geo="World/Anywhere"), HOME, datetime.now(UTC))
     week = ",".join(f"2024-12-{day:02d}" for day in range(1, 8))
-    reply = schedule(
-        store, registry, params(ScheduleParams, dates=week, geo="World/Anywhere"), viewer(datetime.now(UTC))
-    )
+    reply = schedule(store, registry, params(ScheduleParams, dates=week, geo="World/Anywhere"), HOME, datetime.now(UTC))
     assert reply.body.total_count == 1

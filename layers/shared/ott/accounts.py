@@ -3,8 +3,10 @@ writes the confirmed phone, auth reads it (panel_ruid). It lives in the auth tab
 An anonymous account's lifetime is here too: what is kept of it goes with it."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import ClassVar
 
+from ott.clock import epoch_seconds
 from ott.recordstore import Record
 
 DAY = 86_400
@@ -14,8 +16,8 @@ ANONYMOUS_LIFETIME = 365 * DAY
 LIFETIME_STEP = 7 * DAY
 
 
-def anonymous_expiry(now: int) -> int:
-    return now + ANONYMOUS_LIFETIME + LIFETIME_STEP
+def anonymous_expiry(now: datetime) -> int:
+    return epoch_seconds(now) + ANONYMOUS_LIFETIME + LIFETIME_STEP
 
 
 @dataclass(slots=True)

@@ -2,9 +2,9 @@
 
 import os
 from functools import cache
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 SettingsT = TypeVar("SettingsT", bound="EnvSettings")
 
@@ -23,3 +23,15 @@ def load_settings(model: type[SettingsT]) -> SettingsT:
 def reset_settings() -> None:
     """Forget parsed settings (tests and the local stack change the environment)."""
     load_settings.cache_clear()
+
+
+def key_ids(listed: str) -> frozenset[str]:
+    """A comma-separated list of API key ids, as the template writes it."""
+    return frozenset(part.strip() for part in listed.split(",") if part.strip())
+
+
+# A settings field of API key ids (the machine routes' `*_API_KEY_IDS`): the template's comma-separated list,
+# parsed once with the settings.
+KeyIds = Annotated[
+    frozenset[str], BeforeValidator(lambda listed: key_ids(listed) if isinstance(listed, str) else listed)
+]

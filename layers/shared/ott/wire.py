@@ -1,6 +1,7 @@
 """Wire types every service shares: integer widths of the specs, the base of every wire model, the query
 string's id lists, and the reply formats."""
 
+import json
 import re
 from typing import Annotated
 
@@ -24,6 +25,12 @@ def problems_of(error: ValidationError, *prefix: object, nowhere: str = "documen
         f"{place((*prefix, *item['loc']), nowhere)}: {item['msg'].removeprefix('Value error, ')}"
         for item in error.errors(include_url=False, include_input=False)
     ]
+
+
+def json_text(model: BaseModel) -> str:
+    """A model as every JSON reply of the platform carries it: wire names, no nulls, compact, UTF-8 as is."""
+    data = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 class WireModel(BaseModel):

@@ -3,6 +3,7 @@ while the user confirms its PIN in an application that is already signed in."""
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from ott.auth import errors
 from ott.auth.crypto import keyed_hash, new_pin, new_token, token_hash
@@ -11,6 +12,7 @@ from ott.auth.models import DeviceCodeReply, PinConfirmation
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AccessToken, Client, DeviceAuthorization, Pin
 from ott.auth.store import AuthStore
+from ott.clock import epoch_seconds
 from ott.errors import InsufficientScope, TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import ConcurrentChange, Delete, changed, count_this_hour, created
@@ -21,7 +23,7 @@ CONFIRM_SCOPE = "account"
 
 
 def start(
-    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, client_id: str, source_ip: str, now: int
+    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, client_id: str, source_ip: str, now: datetime
 ) -> DeviceCodeReply:
     client = store.get(Client, client_id)
     if client is None:
@@ -36,7 +38,7 @@ def start(
             device_hash=token_hash(device_code),
             client_id=client_id,
             pin_hash=keyed_hash(keys.pin, pin),
-            expires_at=now + policy.device_code_ttl,
+            expires_at=epoch_seconds(now) + policy.device_code_ttl,
             interval=policy.device_poll_interval,
         )
         waiting = Pin(pin_hash=device.pin_hash, device_hash=device.device_hash, expires_at=device.expires_at)
@@ -56,7 +58,7 @@ class PinEntry:
     client_id: str
     pin: str
     source_ip: str
-    now: int
+    now: datetime
 
 
 def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntry) -> PinConfirmation:
@@ -73,7 +75,7 @@ def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntr
         raise errors.InvalidRequest("pin must be 6 to 15 digits")
     waiting = store.get(Pin, keyed_hash(keys.pin, entry.pin))
     device = store.get(DeviceAuthorization, waiting.device_hash) if waiting else None
-    if device is None or device.status != "pending" or device.expires_at <= entry.now:
+    if device is None or device.status != "pending" or device.expires_at <= epoch_seconds(entry.now):
         raise errors.InvalidGrant("wrong or expired PIN")
     device.status = "authorized"
     device.account_id = entry.token.account_id
@@ -86,8 +88,8 @@ def confirm(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, entry: PinEntr
     return PinConfirmation()
 
 
-def limit(store: AuthStore, name: str, per_hour: int, now: int, refusal: str) -> None:
+def limit(store: AuthStore, name: str, per_hour: int, now: datetime, refusal: str) -> None:
     """Count an attempt in this hour's window; every attempt counts, a success resets nothing."""
-    count, seconds_left = count_this_hour(store, name, now)
+    count, seconds_left = count_this_hour(store, name, epoch_seconds(now))
     if count > per_hour:
         raise TooManyRequests(f"{refusal}; try again later", seconds_left)

@@ -1,17 +1,21 @@
 """Signing in with login and password for `authorize` with response_type=code, with brute-force protection."""
 
+import re
+from datetime import datetime
 from urllib.parse import urlencode, urlsplit
 
 from ott.auth.crypto import DUMMY_PASSWORD_HASH, new_token, token_hash, verify_password
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AuthorizationCode, Client, Credentials, LoginAttempts
 from ott.auth.store import AuthStore
+from ott.clock import epoch_seconds
 from ott.errors import DomainError, TooManyRequests
 from ott.recordstore import HOUR, ConcurrentChange, changed, created
 
 FIRST_DELAY = 30
 MAX_DOUBLINGS = 10  # beyond this the delay is capped anyway
 WRITE_TRIES = 3  # reads and conditional writes of the attempts record before giving way to concurrent ones
+PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 
 
 class NoRedirect(DomainError):
@@ -42,36 +46,52 @@ def trusted_redirect(client: Client | None, redirect_uri: str | None) -> tuple[C
     return client, redirect_uri
 
 
+def pkce_refusal(client: Client, challenge: str | None, method: str | None) -> str | None:
+    """RFC 7636 §4.3-4.4.1: only S256 (an absent method means `plain`, which is refused); a client
+    registered as requiring PKCE must send a challenge."""
+    if challenge is None:
+        if method:
+            return "code_challenge_method without code_challenge"
+        return "this client must use PKCE (code_challenge with S256)" if client.requires_pkce else None
+    if method != "S256":
+        return "code_challenge_method must be S256"
+    if not PKCE_CHALLENGE.fullmatch(challenge):
+        return "code_challenge must be 43 characters of base64url (SHA-256 of the verifier)"
+    return None
+
+
 def with_params(uri: str, params: dict[str, str | None]) -> str:
     query = urlencode({k: v for k, v in params.items() if v is not None})
     return f"{uri}{'&' if urlsplit(uri).query else '?'}{query}"
 
 
-def lock_wait(policy: AuthPolicy, attempts: LoginAttempts, now: int) -> int:
+def lock_wait(policy: AuthPolicy, attempts: LoginAttempts, now: datetime) -> int:
     """Seconds before this username may try again: growing delays after 5 failures, at most 100 an hour."""
-    if attempts.hour == now // HOUR and attempts.hour_failures >= policy.login_failures_per_hour:
-        return (now // HOUR + 1) * HOUR - now
+    at = epoch_seconds(now)
+    if attempts.hour == at // HOUR and attempts.hour_failures >= policy.login_failures_per_hour:
+        return (at // HOUR + 1) * HOUR - at
     if attempts.failures < policy.login_free_failures:
         return 0
     doublings = min(MAX_DOUBLINGS, attempts.failures - policy.login_free_failures)
     delay = min(policy.login_max_delay, FIRST_DELAY * 2**doublings)
-    return max(0, attempts.last_failure + delay - now)
+    return max(0, attempts.last_failure + delay - at)
 
 
-def reserve_attempt(store: AuthStore, policy: AuthPolicy, user: str, now: int) -> None:
+def reserve_attempt(store: AuthStore, policy: AuthPolicy, user: str, now: datetime) -> None:
     """Count this attempt as a failure before its password is checked, with a write conditional on the
     count that was read: of parallel attempts only as many pass as the limits allow one after another."""
+    at = epoch_seconds(now)
     for _ in range(WRITE_TRIES):
         stored = store.get(LoginAttempts, user)
         attempts = stored or LoginAttempts(username=user)
         wait = lock_wait(policy, attempts, now)
         if wait:
             raise LoginLocked("too many failed attempts", wait)
-        if attempts.hour != now // HOUR:
-            attempts.hour, attempts.hour_failures = now // HOUR, 0
+        if attempts.hour != at // HOUR:
+            attempts.hour, attempts.hour_failures = at // HOUR, 0
         attempts.failures += 1
         attempts.hour_failures += 1
-        attempts.last_failure = now
+        attempts.last_failure = at
         try:
             store.commit([changed(attempts) if stored else created(attempts)])
         except ConcurrentChange:
@@ -80,14 +100,14 @@ def reserve_attempt(store: AuthStore, policy: AuthPolicy, user: str, now: int) -
     raise LoginLocked("other sign-ins for this username are under way", 1)
 
 
-def take_back_attempt(store: AuthStore, user: str, now: int) -> None:
+def take_back_attempt(store: AuthStore, user: str, now: datetime) -> None:
     """The reserved attempt succeeded: the consecutive failures end, and this hour counts one failure less."""
     for _ in range(WRITE_TRIES):
         attempts = store.get(LoginAttempts, user)
         if attempts is None:
             return
         attempts.failures = 0
-        if attempts.hour == now // HOUR:
+        if attempts.hour == epoch_seconds(now) // HOUR:
             attempts.hour_failures = max(0, attempts.hour_failures - 1)
         try:
             store.commit([changed(attempts)])
@@ -104,7 +124,7 @@ def sign_in(
     redirect_uri: str | None,
     username: str,
     password: str,
-    now: int,
+    now: datetime,
     code_challenge: str | None = None,
 ) -> str:
     """Check the credentials and issue a single-use authorization code, bound to the PKCE challenge
@@ -126,7 +146,7 @@ def sign_in(
                     client_id=client.client_id,
                     redirect_uri=redirect_uri,
                     account_id=credentials.account_id,
-                    expires_at=now + policy.code_ttl,
+                    expires_at=epoch_seconds(now) + policy.code_ttl,
                     code_challenge=code_challenge,
                 )
             )

@@ -1,9 +1,11 @@
 """What the auth service keeps (see ott.recordstore for how records are stored and changed)."""
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from ott.accounts import ANONYMOUS_LIFETIME, DAY, ConfirmedPhone
+from ott.clock import epoch_seconds
 from ott.recordstore import Record
 
 DEVICE_RETENTION = DAY  # a device code is kept a day past its expiry, to answer expired_token
@@ -53,9 +55,9 @@ class Account(Record):
     def ttl(self) -> int | None:
         return self.expires_at
 
-    def lifetime_due(self, now: int) -> bool:
+    def lifetime_due(self, now: datetime) -> bool:
         """An anonymous account whose expiry was last pushed more than LIFETIME_STEP ago."""
-        return self.anonymous and (self.expires_at is None or self.expires_at - now < ANONYMOUS_LIFETIME)
+        return self.anonymous and (self.expires_at is None or self.expires_at - epoch_seconds(now) < ANONYMOUS_LIFETIME)
 
 
 @dataclass(slots=True)

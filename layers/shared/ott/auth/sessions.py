@@ -3,6 +3,7 @@ live refresh token. Issuing, rotating and revoking them."""
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
 from ott.accounts import anonymous_expiry
 from ott.auth.crypto import new_token, token_hash
@@ -16,6 +17,7 @@ from ott.auth.records import (
     Family,
     RefreshToken,
 )
+from ott.clock import epoch_seconds
 from ott.recordstore import Delete, Put, changed, created
 
 
@@ -52,7 +54,7 @@ def follow_account(family: Family, client: Client, account: Account | None) -> N
         family.contractor_id, family.territory_id = account.contractor_id, account.territory_id
 
 
-def sign_in_expiry(account: Account | None, anonymous: bool, now: int) -> int | None:
+def sign_in_expiry(account: Account | None, anonymous: bool, now: datetime) -> int | None:
     """An anonymous sign-in ends with its account; one without a record (v1) a year after its last use.
     A personal sign-in lives until it is revoked (the spec: refresh tokens have unlimited lifetime)."""
     if not anonymous:
@@ -60,7 +62,7 @@ def sign_in_expiry(account: Account | None, anonymous: bool, now: int) -> int | 
     return account.expires_at if account is not None and account.expires_at else anonymous_expiry(now)
 
 
-def open_family(client: Client, account: Account, now: int, scope: str | None = None) -> Issued:
+def open_family(client: Client, account: Account, now: datetime, scope: str | None = None) -> Issued:
     """A new sign-in of `account`, with the client's scopes limited to `scope` when given. An anonymous
     account's caller adds the family to `account.families`, so that a merge can end it."""
     family = Family(
@@ -77,7 +79,7 @@ def open_family(client: Client, account: Account, now: int, scope: str | None = 
     return issued
 
 
-def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issued:
+def issue(client: Client, family: Family, now: datetime, refresh: str | None) -> Issued:
     """A new access token (and a new refresh token unless `refresh` is kept) as the family's live pair;
     the caller adds the write of `family` itself."""
     access = new_token()
@@ -88,7 +90,7 @@ def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issu
         anonymous=family.anonymous,
         family_id=family.family_id,
         scope=family.scope,
-        expires_at=now + client.access_ttl,
+        expires_at=epoch_seconds(now) + client.access_ttl,
         contractor_id=family.contractor_id,
         territory_id=family.territory_id,
     )
@@ -114,7 +116,7 @@ def issue(client: Client, family: Family, now: int, refresh: str | None) -> Issu
     return Issued(reply=reply, family=family, changes=changes)
 
 
-def revocation(family: Family, now: int) -> list[Put | Delete]:
+def revocation(family: Family, now: datetime) -> list[Put | Delete]:
     """The bounded writes that end a family: its live pair goes, and the family is marked revoked."""
     changes: list[Put | Delete] = []
     if family.access_hash:
@@ -122,7 +124,7 @@ def revocation(family: Family, now: int) -> list[Put | Delete]:
     if family.refresh_hash:
         changes.append(Delete(RefreshToken, family.refresh_hash))
     family.revoked = True
-    family.expires_at = now + REVOKED_FAMILY_RETENTION
+    family.expires_at = epoch_seconds(now) + REVOKED_FAMILY_RETENTION
     family.access_hash = family.refresh_hash = None
     changes.append(changed(family))
     return changes

@@ -1,6 +1,7 @@
 """The token endpoint (spec document 1, 4.A `token`): every grant, client authentication, account merge."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from ott.accounts import ConfirmedPhone, anonymous_expiry
 from ott.auth import errors
@@ -29,6 +30,7 @@ from ott.auth.sessions import (
     sign_in_expiry,
 )
 from ott.auth.store import AuthStore
+from ott.clock import epoch_seconds
 from ott.errors import TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import ConcurrentChange, Delete, Key, Put, Record, changed, count_this_hour, created
@@ -42,7 +44,7 @@ class TokenRequest:
     form: TokenForm
     basic_credentials: tuple[str, str] | None  # from an Authorization: Basic header
     source_ip: str
-    now: int
+    now: datetime
 
 
 def exchange(store: AuthStore, policy: AuthPolicy, request: TokenRequest) -> TokenReply:
@@ -119,7 +121,8 @@ def authenticate(client: Client | None, secret: str) -> Client:
 
 def anonymous(store: AuthStore, policy: AuthPolicy, client: Client, request: TokenRequest) -> TokenReply:
     """vendor:anonymous: a new anonymous account, limited per client address per hour."""
-    count, seconds_left = count_this_hour(store, f"anonymous#{subscriber_key(request.source_ip)}", request.now)
+    address = subscriber_key(request.source_ip)
+    count, seconds_left = count_this_hour(store, f"anonymous#{address}", epoch_seconds(request.now))
     if count > policy.anonymous_per_ip_per_hour:
         raise TooManyRequests("too many anonymous accounts from this address", seconds_left)
     expires_at = anonymous_expiry(request.now)
@@ -139,7 +142,7 @@ def refresh(
     token: str,
     presented: RefreshToken | None,
     legacy: AccessToken | None,
-    now: int,
+    now: datetime,
 ) -> TokenReply:
     """Rotation with reuse detection: a rotated token presented after the grace window ends the family."""
     if presented is None:
@@ -152,15 +155,16 @@ def refresh(
         raise errors.InvalidGrant("the refresh token was revoked")
     account = unretired(found.get((Account, str(presented.account_id))))
     changes: list[Put | Delete] = []
+    at = epoch_seconds(now)
     if presented.rotated_at is not None:
-        if now - presented.rotated_at > policy.refresh_reuse_grace:
+        if at - presented.rotated_at > policy.refresh_reuse_grace:
             store.commit(revocation(family, now))
             raise errors.InvalidGrant("the refresh token was used before; the sign-in is revoked")
         if family.refresh_hash:  # the successor the client evidently never received
             changes.append(Delete(RefreshToken, family.refresh_hash))
     else:
-        presented.rotated_at = now
-        presented.expires_at = now + ROTATED_TOKEN_RETENTION
+        presented.rotated_at = at
+        presented.expires_at = at + ROTATED_TOKEN_RETENTION
         changes.append(changed(presented))
     if account is not None and account.lifetime_due(now):  # a refresh is a use: the account lives on
         changes += prolonged(store, account, now)
@@ -171,7 +175,9 @@ def refresh(
     return issued.reply
 
 
-def convert_legacy(store: AuthStore, client: Client, token: str, legacy: AccessToken | None, now: int) -> TokenReply:
+def convert_legacy(
+    store: AuthStore, client: Client, token: str, legacy: AccessToken | None, now: datetime
+) -> TokenReply:
     """A v1 access token without expiry becomes the refresh token of a new family (spec 4.A rule 4)."""
     if legacy is None:
         raise errors.InvalidGrant("unknown refresh token")
@@ -212,7 +218,7 @@ def redeem_code(
     code: AuthorizationCode | None,
     form: TokenForm,
     source: AccessToken | None,
-    now: int,
+    now: datetime,
 ) -> TokenReply:
     if code is None or code.client_id != client.client_id:
         raise errors.InvalidGrant("unknown, expired or foreign authorization code")
@@ -241,20 +247,21 @@ def check_code_verifier(challenge: str | None, verifier: str | None) -> None:
 
 
 def redeem_device(
-    store: AuthStore, client: Client, device: DeviceAuthorization | None, source: AccessToken | None, now: int
+    store: AuthStore, client: Client, device: DeviceAuthorization | None, source: AccessToken | None, now: datetime
 ) -> TokenReply:
     """RFC 8628 §3.4-3.5 polling; tokens are issued once per device code."""
     if device is None or device.client_id != client.client_id or device.status == "used":
         raise errors.InvalidGrant("unknown or already used device_code")
-    if device.expires_at <= now:
+    at = epoch_seconds(now)
+    if device.expires_at <= at:
         raise errors.ExpiredToken("the device code expired; request a new one")
-    if now - device.last_poll < device.interval:
+    if at - device.last_poll < device.interval:
         device.interval += 5
-        device.last_poll = now
+        device.last_poll = at
         store.commit([changed(device)])
         raise errors.SlowDown(f"poll at most every {device.interval} seconds")
     if device.status == "pending":
-        device.last_poll = now
+        device.last_poll = at
         store.commit([changed(device)])
         raise errors.AuthorizationPending("the user has not entered the PIN yet")
     device.status = "used"
@@ -271,7 +278,7 @@ def unretired(account: Record | None) -> Account | None:
     return account if isinstance(account, Account) else None
 
 
-def prolonged(store: AuthStore, account: Account, now: int) -> list[Put | Delete]:
+def prolonged(store: AuthStore, account: Account, now: datetime) -> list[Put | Delete]:
     """Push an anonymous account's expiry, and its tree's and confirmed phone's with it, a year past this use."""
     account.expires_at = anonymous_expiry(now)
     changes: list[Put | Delete] = [changed(account)]
@@ -284,7 +291,12 @@ def prolonged(store: AuthStore, account: Account, now: int) -> list[Put | Delete
 
 
 def open_sign_in(
-    store: AuthStore, client: Client, account_id: int, source: AccessToken | None, now: int, scope: str | None = None
+    store: AuthStore,
+    client: Client,
+    account_id: int,
+    source: AccessToken | None,
+    now: datetime,
+    scope: str | None = None,
 ) -> tuple[Issued, list[Put | Delete]]:
     """A new sign-in of a live account, with the anonymous account of `source` merged into it when given;
     the writes join the grant's transaction: all of it happens, or none."""
@@ -323,7 +335,7 @@ def check_merge_source(source: AccessToken, client: Client) -> None:
 
 
 def merge_changes(
-    store: AuthStore, found: dict[Key, Record], source_token: AccessToken, destination: Account, now: int
+    store: AuthStore, found: dict[Key, Record], source_token: AccessToken, destination: Account, now: datetime
 ) -> list[Put | Delete]:
     """Move the source account's tree into the destination's root, retire the source and end its sign-ins."""
     source_id, destination_key = str(source_token.account_id), str(destination.account_id)
@@ -366,7 +378,7 @@ def merge_changes(
     return changes
 
 
-def revoke(store: AuthStore, form: RevokeForm, basic_credentials: tuple[str, str] | None, now: int) -> None:
+def revoke(store: AuthStore, form: RevokeForm, basic_credentials: tuple[str, str] | None, now: datetime) -> None:
     """RFC 7009: a refresh token ends its whole sign-in, an access token only itself. Tokens that are
     unknown or belong to another client are left alone, and the reply is the same."""
     client_id, secret = client_credentials(basic_credentials, form.client_id, form.client_secret)

@@ -7,13 +7,9 @@ from ott.channels.models import ChannelList
 from ott.channels.store import ChannelStore, CorruptVersion, VersionInfo, digest
 from ott.channels.validation import ConfigurationError, ValidConfiguration
 from ott.errors import DependencyUnavailable, NotFound
-from ott.http.reply import CONTENT_TYPES, render
-from ott.http.request import Reply
 from ott.recordstore import ConcurrentChange
+from ott.wire import json_text
 
-# The component polls: a strong ETag and 304 save the body; `private, no-cache`, as the reply holds internal
-# paths that no shared cache may keep, and each poll must ask whether the configuration changed.
-HEADERS = {"Content-Type": CONTENT_TYPES["json"], "Cache-Control": "private, no-cache"}
 # Lambda returns at most 6 MB to API Gateway; the rest is headroom for headers and the proxy envelope.
 MAX_REPLY_BYTES = 5_000_000
 # Versions kept besides the newest (the issue asks for at least ten); the current one is always kept.
@@ -43,14 +39,9 @@ def served_configuration(store: ChannelStore) -> str:
     return served[1]
 
 
-def channel_list_reply(store: ChannelStore) -> Reply:
-    """GET /channels: the current configuration as stored, with the headers of a polled private reply."""
-    return Reply(served_configuration(store), headers=HEADERS)
-
-
 def reply_text(channel_list: ChannelList) -> str:
     """The body `GET /channels` sends: what every other JSON reply of the platform would render."""
-    return str(render(channel_list, "json")["body"])
+    return json_text(channel_list)
 
 
 def publish(store: ChannelStore, valid: ValidConfiguration, source: str, now: datetime) -> VersionInfo:

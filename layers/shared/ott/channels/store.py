@@ -21,8 +21,7 @@ from typing import Any, Protocol
 from pydantic import Field
 
 from ott.aws import client
-from ott.config import EnvSettings, load_settings
-from ott.http.apikeys import KeyIds
+from ott.config import EnvSettings, KeyIds, load_settings
 from ott.recordstore import ConcurrentChange, batch_get_keys
 
 CURRENT_KEY = {"pk": {"S": "CURRENT"}, "sk": {"S": "CURRENT"}}

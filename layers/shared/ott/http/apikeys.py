@@ -3,9 +3,7 @@ every such route. Each service therefore names the key ids it serves (its enviro
 and the edge refuses any other key with the 403 the gateway gives an invalid key."""
 
 from collections.abc import Callable, Collection
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator
+from typing import Any
 
 from ott.errors import DomainError
 
@@ -15,17 +13,6 @@ class ForbiddenKey(DomainError):
 
     code = "forbidden"
     status = 403
-
-
-def key_ids(listed: str) -> frozenset[str]:
-    """A comma-separated list of API key ids, as the template writes it."""
-    return frozenset(part.strip() for part in listed.split(",") if part.strip())
-
-
-# A settings field of key ids: the template's comma-separated list, parsed once with the settings.
-KeyIds = Annotated[
-    frozenset[str], BeforeValidator(lambda listed: key_ids(listed) if isinstance(listed, str) else listed)
-]
 
 
 def require_api_key(event: dict[str, Any], allowed: Callable[[], Collection[str]]) -> str:

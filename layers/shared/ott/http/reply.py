@@ -1,12 +1,12 @@
 """Shaping of replies: JSON or XML by the request's format, and the headers every reply carries."""
 
-import json
 from email.utils import formatdate
 from typing import Any
 
 from pydantic import BaseModel
 
 from ott.http.xml import to_xml
+from ott.wire import json_text
 
 CONTENT_TYPES = {"json": "application/json; charset=UTF-8", "xml": "application/xml; charset=UTF-8"}
 
@@ -23,8 +23,7 @@ def render(body: BaseModel | str | None, fmt: str, status: int = 200, headers: d
         data: dict[str, Any] = body.model_dump(mode="json", by_alias=True, exclude_none=True)
         text = to_xml(type(body).__name__, data).decode("utf-8")
     else:
-        data = body.model_dump(mode="json", by_alias=True, exclude_none=True)
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        text = json_text(body)
     return {
         "statusCode": status,
         # Clients synchronise their clocks with this header (RFC 1123 form).

@@ -9,8 +9,10 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from pydantic import BaseModel, ValidationError
 
+from ott.callers import Account, Caller, Device, MachineClient
 from ott.config import load_settings
-from ott.errors import InvalidInput, PayloadTooLarge
+from ott.errors import InvalidInput, PayloadTooLarge, Unauthenticated
+from ott.http.apikeys import ForbiddenKey
 from ott.http.settings import HttpSettings
 from ott.http.xml import from_xml
 from ott.wire import problems_of
@@ -82,6 +84,39 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
     def principal(self) -> dict[str, Any]:
         """What the API's bearer authorizer passed on (empty when the route has none or no token came)."""
         return self.event.get("requestContext", {}).get("authorizer") or {}
+
+    @cached_property
+    def caller(self) -> Caller:
+        """The account a valid bearer token names (the API's authorizer passed it on), else the device."""
+        principal, languages = self.principal, self.headers.get("accept-language", "")
+        if not principal.get("accountId"):
+            return Device(self.source_ip, languages, token_rejected=principal.get("tokenRejected") == "true")
+        contractor, territory = principal.get("contractorId"), principal.get("territoryId")
+        return Account(
+            account_id=int(principal["accountId"]),
+            client_id=str(principal.get("clientId", "")),
+            scopes=frozenset(str(principal.get("scope", "")).split()),
+            address=self.source_ip,
+            languages=languages,
+            anonymous=principal.get("anonymous") == "true",
+            contractor_id=int(contractor) if contractor else None,
+            territory_id=int(territory) if territory else None,
+        )
+
+    @property
+    def account(self) -> Account:
+        """The caller of a route that requires a bearer token."""
+        if not isinstance(self.caller, Account):
+            raise Unauthenticated("a bearer token is required")
+        return self.caller
+
+    @property
+    def machine_client(self) -> MachineClient:
+        """The caller of a machine route, by the API key API Gateway checked (`api_handler(api_keys=...)`)."""
+        key_id = self.event.get("requestContext", {}).get("identity", {}).get("apiKeyId")
+        if not key_id:
+            raise ForbiddenKey("this route takes an API key")
+        return MachineClient(key_id)
 
     @cached_property
     def headers(self) -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Annotated, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ott.clock import epoch_seconds
 from ott.launcher.block import PosterId
 from ott.launcher.models import Statistics
 from ott.launcher.selection import Moment
@@ -82,7 +83,7 @@ class Click:
 
 
 def hour_of(moment: datetime) -> int:
-    return int(moment.timestamp()) // HOUR
+    return epoch_seconds(moment) // HOUR
 
 
 def click_of(event: ClickEvent, received_at: datetime) -> Click:
@@ -98,7 +99,7 @@ def click_of(event: ClickEvent, received_at: datetime) -> Click:
         poster_id=event.poster_id,
         snapshot_hash=event.snapshot_hash,
         hour=hour_of(min(event.time, received_at)),
-        forget_event_at=int((received_at + EVENT_ID_RETENTION).timestamp()),
+        forget_event_at=epoch_seconds(received_at + EVENT_ID_RETENTION),
     )
 
 
@@ -132,9 +133,9 @@ class ClickStore(Protocol):
         ...
 
 
-def record_click(store: ClickStore, event: ClickEvent, received_at: datetime) -> Counted:
-    """Count a delivered event once, on a poster of the block in force."""
-    return store.count_once(click_of(event, received_at))
+def record_click(store: ClickStore, event: ClickEvent, now: datetime) -> Counted:
+    """Count a delivered event once, on a poster of the block in force; `now` is when it was received."""
+    return store.count_once(click_of(event, received_at=now))
 
 
 def daily_hours(now: datetime) -> range:

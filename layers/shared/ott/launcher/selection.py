@@ -27,8 +27,9 @@ from ott.launcher.models import (
 
 
 @dataclass(frozen=True)
-class Viewer:
-    """Who asks, in the registry's terms (`ott.registry.location.Location` gives them for an address)."""
+class Audience:
+    """Whom a reply is for, in the terms posters are targeted by: the caller placed in the registry
+    (`ott.registry.location.Location` gives them for an address) and the client it uses."""
 
     contractor_id: int | None
     territory_ids: frozenset[int]  # the client's territories and every ancestor of each (`lineage_ids`)
@@ -47,7 +48,7 @@ class Approval:
 
 @dataclass(frozen=True)
 class View:
-    viewer: Viewer
+    audience: Audience
     at: datetime
     approvals: Mapping[int, Approval] = field(default_factory=dict)
     moderation: bool = False  # also the posters that wait for a moderator
@@ -81,14 +82,14 @@ def valid_approval(entry: PosterEntry, approvals: Mapping[int, Approval]) -> App
     return approval if approval is not None and approval.digest == content_digest(entry) else None
 
 
-def is_targeted(entry: PosterEntry, viewer: Viewer) -> bool:
+def is_targeted(entry: PosterEntry, audience: Audience) -> bool:
     rules = entry.available_to
-    if rules.contractors and viewer.contractor_id not in rules.contractors:
+    if rules.contractors and audience.contractor_id not in rules.contractors:
         return False
-    if rules.territories and not viewer.territory_ids & set(rules.territories):
+    if rules.territories and not audience.territory_ids & set(rules.territories):
         return False
     return not rules.clients or (
-        viewer.client_id is not None and any(fnmatchcase(viewer.client_id, pattern) for pattern in rules.clients)
+        audience.client_id is not None and any(fnmatchcase(audience.client_id, pattern) for pattern in rules.clients)
     )
 
 
@@ -101,20 +102,20 @@ def is_on_display(entry: PosterEntry, at: datetime) -> bool:
 
 def is_visible(entry: PosterEntry, view: View) -> bool:
     public = not entry.pre_moderation or valid_approval(entry, view.approvals) is not None
-    return (public or view.moderation) and is_targeted(entry, view.viewer) and is_on_display(entry, view.at)
+    return (public or view.moderation) and is_targeted(entry, view.audience) and is_on_display(entry, view.at)
 
 
 def choose_posters(block: LauncherBlock, view: View) -> PosterList:
-    """The block in file order, as this viewer is shown it; collections without their members."""
+    """The block in file order, as this audience is shown it; collections without their members."""
     return PosterList(
         posters=[wire_poster(entry, view) for entry in block.posters if entry.in_block and is_visible(entry, view)]
     )
 
 
 def open_collection(block: LauncherBlock, poster_id: int, view: View) -> Poster:
-    """A collection with the attached and related posters this viewer is shown.
+    """A collection with the attached and related posters this audience is shown.
 
-    An id that names no collection, or one this viewer is not shown, is not found: the reply does not tell
+    An id that names no collection, or one this audience is not shown, is not found: the reply does not tell
     hidden posters from absent ones."""
     posters = block.by_id()
     entry = posters.get(poster_id)

@@ -3,12 +3,13 @@ schedule, and the operators' load and approval. No HTTP, no boto3: the ports com
 
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from ott.callers import Account, Caller, Device
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
 from ott.launcher.block import GuideLookup, LauncherBlock, compile_block
 from ott.launcher.clicks import ClickEvent, ClickReadings, Counted, daily_hours, record_click, statistics_of
@@ -17,9 +18,9 @@ from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.records import Current, Snapshot
 from ott.launcher.selection import (
     Approval,
+    Audience,
     Reply,
     View,
-    Viewer,
     approve,
     choose_posters,
     open_collection,
@@ -44,21 +45,6 @@ class SnapshotNotSaved(Exception):
     def __init__(self, done: Any, cause: Exception) -> None:
         super().__init__(f"the snapshot was not stored: {cause}")
         self.done = done
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who asks: the client's address and what the API's authorizer passed on (empty without a token)."""
-
-    source_ip: str
-    principal: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def account_id(self) -> str | None:
-        return self.principal.get("accountId") or None
-
-    def scopes(self) -> list[str]:
-        return str(self.principal.get("scope", "")).split() if self.account_id else []
 
 
 @dataclass(frozen=True)
@@ -90,8 +76,8 @@ def answer_posters(
 ) -> Shown:
     """The block in order, as this client is shown it."""
     scene = scene_for(store, registry, caller, params, now)
-    viewer = viewer_for(scene.registry, caller, scene.block)
-    return shown(store, scene, params, viewer, lambda view: choose_posters(scene.block, view))
+    audience = audience_of(scene.registry, caller, scene.block)
+    return shown(store, scene, params, audience, lambda view: choose_posters(scene.block, view))
 
 
 def answer_poster(
@@ -99,8 +85,8 @@ def answer_poster(
 ) -> Shown:
     """A collection with its attached and related posters, as this client is shown them."""
     scene = scene_for(store, registry, caller, params, now)
-    viewer = viewer_for(scene.registry, caller, scene.block)
-    return shown(store, scene, params, viewer, lambda view: open_collection(scene.block, params.id, view))
+    audience = audience_of(scene.registry, caller, scene.block)
+    return shown(store, scene, params, audience, lambda view: open_collection(scene.block, params.id, view))
 
 
 def scene_for(
@@ -108,12 +94,13 @@ def scene_for(
 ) -> Scene:
     """The live block with the registry as of the same read (one call when the store reads both), or the
     stored snapshot nearest to `time_travel` with the registry as it is now."""
-    if caller.principal.get("tokenRejected"):
+    if isinstance(caller, Device) and caller.token_rejected:
         # The API's optional authorizer lets a bad token through as anonymous; the launcher does not.
         raise InvalidToken("the access token is wrong, expired or revoked")
     if params.time_travel is not None and not params.statistics:
         raise InvalidInput("time_travel works only with statistics=true")
-    if (params.moderation or params.statistics) and MODERATOR_SCOPE not in caller.scopes():
+    is_moderator = isinstance(caller, Account) and caller.may(MODERATOR_SCOPE)
+    if (params.moderation or params.statistics) and not is_moderator:
         raise InsufficientScope(
             f"moderation, statistics and time_travel need a token with the {MODERATOR_SCOPE!r} scope", MODERATOR_SCOPE
         )
@@ -131,18 +118,18 @@ def scene_for(
 
 
 def shown(
-    store: LauncherStore, scene: Scene, params: PostersParams, viewer: Viewer, pick: Callable[[View], Reply]
+    store: LauncherStore, scene: Scene, params: PostersParams, audience: Audience, pick: Callable[[View], Reply]
 ) -> Shown:
-    """The reply `pick` makes for this viewer, its snapshot hash (statistics and moderation marks aside), and
+    """The reply `pick` makes for this audience, its snapshot hash (statistics and moderation marks aside), and
     its statistics when asked. In a moderator's view `count_hash` counts the clicks of the snapshot the public
     is shown in its place (the reply without the posters awaiting moderation): nobody else sees the moderator's."""
-    reply = pick(View(viewer, scene.at, scene.approvals, params.moderation))
+    reply = pick(View(audience, scene.at, scene.approvals, params.moderation))
     hashed = snapshot_hash(reply)
     if params.statistics:
         seen = hashed
         if params.moderation:
             with suppress(NotFound):  # a collection still awaiting moderation: the public is shown none
-                seen = snapshot_hash(pick(View(viewer, scene.at, scene.approvals)))
+                seen = snapshot_hash(pick(View(audience, scene.at, scene.approvals)))
         ids = shown_poster_ids(reply)
         readings = scene.readings if scene.readings is not None else store.readings(ids, seen)
         counted = {poster: statistics_of(readings[poster], seen, scene.at) for poster in ids if poster in readings}
@@ -150,34 +137,33 @@ def shown(
     return Shown(reply, hashed, private=params.moderation or params.statistics, taken_at=scene.taken_at)
 
 
-def viewer_for(registry: RegistryStore, caller: Caller, block: LauncherBlock) -> Viewer:
+def audience_of(registry: RegistryStore, caller: Caller, block: LauncherBlock) -> Audience:
     """The account's contractor and territory for a valid token that names them (the authorizer passes what
     auth keeps of the account), otherwise those the registry detects from the address. The registry is
     asked only when a poster of the block is limited to contractors or territories."""
-    client_id = caller.principal.get("clientId") or None
+    client_id = (caller.client_id or None) if isinstance(caller, Account) else None
     if not any(entry.available_to.contractors or entry.available_to.territories for entry in block.posters):
-        return Viewer(contractor_id=None, territory_ids=frozenset(), client_id=client_id)
-    contractor, territory = caller.principal.get("contractorId"), caller.principal.get("territoryId")
-    if caller.account_id and contractor:
+        return Audience(contractor_id=None, territory_ids=frozenset(), client_id=client_id)
+    if isinstance(caller, Account) and caller.contractor_id is not None:
         lineage: set[int] = set()
-        if territory:
-            for node in registry.select(territory_ids=[int(territory)]).territories.values():
+        if caller.territory_id is not None:
+            for node in registry.select(territory_ids=[caller.territory_id]).territories.values():
                 lineage |= {ancestor.territory_id for ancestor in (node, *node.lineage)}
-        return Viewer(contractor_id=int(contractor), territory_ids=frozenset(lineage), client_id=client_id)
-    location = locate(registry, caller.source_ip)
-    return Viewer(contractor_id=location.contractor_id, territory_ids=location.lineage_ids, client_id=client_id)
+        return Audience(contractor_id=caller.contractor_id, territory_ids=frozenset(lineage), client_id=client_id)
+    location = locate(registry, caller.address)
+    return Audience(contractor_id=location.contractor_id, territory_ids=location.lineage_ids, client_id=client_id)
 
 
 # Clicks and snapshots
 
 
-def count_click(store: LauncherStore, body: str, received_at: datetime) -> Counted:
+def count_click(store: LauncherStore, body: str, now: datetime) -> Counted:
     """Count one delivered click event (the contract: docs/launcher-data.md) once. A click on a poster that is
     not in the block in force is acknowledged and counted nowhere (logged and measured): counters exist only for
     the block's posters. An event that breaks the contract (its shape, or a time out of range) raises: SQS
     delivers it again, then moves it to the dead-letter queue."""
     event = ClickEvent.model_validate_json(body)
-    outcome = record_click(store, event, received_at)
+    outcome = record_click(store, event, now)
     if outcome is Counted.NOT_IN_BLOCK:
         logger.warning("click on a poster not in the block: dropped", extra={"poster_id": event.poster_id})
         metrics.add_metric(name="ClicksNotInBlock", unit=MetricUnit.Count, value=1)

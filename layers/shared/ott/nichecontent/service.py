@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ott.callers import MachineClient
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ItemConflict, UnknownItem
 from ott.nichecontent.intake import IntakeError, NewItem
@@ -35,11 +36,12 @@ def content_page(store: NicheStore, page: int) -> ContentList:
 
 
 def update_status(
-    store: NicheStore, policy: RetryPolicy, update: StatusUpdate, encoder: str | None, now: datetime
+    store: NicheStore, policy: RetryPolicy, update: StatusUpdate, encoder: MachineClient, now: datetime
 ) -> None:
     """POST updateStatus.json: the encoder's move, written only over the state it was judged on. Of two
-    encoders taking one item, the second finds the item taken when its conditional write fails."""
-    changing(store, policy, update.id, lambda item: apply_update(item, update, now, policy, encoder))
+    encoders taking one item, the second finds the item taken when its conditional write fails. The encoder's
+    API key id tells encoders apart: the move just made is repeated without change only by the one who made it."""
+    changing(store, policy, update.id, lambda item: apply_update(item, update, now, policy, encoder.key_id))
 
 
 def retry(store: NicheStore, policy: RetryPolicy, item_id: str, now: datetime) -> NicheItem:

@@ -3,8 +3,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ott.config import EnvSettings, load_settings
-from ott.http.apikeys import KeyIds
+from ott.config import EnvSettings, KeyIds, load_settings
 from ott.nichecontent.transitions import RetryPolicy
 
 

@@ -3,7 +3,9 @@ what was sent on the request, and tell the state machine when the stage can end 
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 
+from ott.clock import epoch_seconds
 from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.orchestration import Orchestrator
 from ott.phoneconfirm.ports import DeliveryFailed, Providers, ProviderUnavailable, PushStatus
@@ -47,10 +49,10 @@ def run_stage(
     settings: PhoneSettings,
     keys: PhoneKeys,
     message: StageMessage,
-    now: int,
+    now: datetime,
 ) -> None:
     request = store.get(ConfirmationRequest, message.request_id)
-    if request is None or request.expires_at <= now:
+    if request is None or request.expires_at <= epoch_seconds(now):
         orchestrator.advance(message.task_token, "expired")
         return
     if request.confirmed:

@@ -7,11 +7,11 @@ the spec's constant), which the raising functions underneath report as RequestEr
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
 
 from ott.accounts import ConfirmedPhone, anonymous_expiry
+from ott.callers import Account
+from ott.clock import epoch_seconds
 from ott.netaddr import subscriber_key
 from ott.phoneconfirm.keys import PhoneKeys
 from ott.phoneconfirm.models import (
@@ -32,19 +32,6 @@ from ott.recordstore import ConcurrentChange, changed, count_this_hour, created,
 CODE_INPUT = {1: "no_code", 2: "4_digit_code", 3: "4_digit_code"}
 
 
-@dataclass(frozen=True)
-class Caller:
-    account_id: int
-    source_ip: str
-    now: int
-    anonymous: bool = False
-
-    @classmethod
-    def of(cls, principal: Mapping[str, Any], source_ip: str, now: int) -> "Caller":
-        """The caller the API's authorizer let in."""
-        return cls(int(principal["accountId"]), source_ip, now, anonymous=principal.get("anonymous") == "true")
-
-
 class RequestError(Exception):
     """An application error, answered with HTTP 200, result "error" and the spec's constant."""
 
@@ -62,12 +49,12 @@ def new_code() -> str:
     return f"{secrets.randbelow(10_000):04d}"
 
 
-def load(store: PhoneStore, request_id: str | int, caller: Caller) -> ConfirmationRequest:
+def load(store: PhoneStore, request_id: str | int, caller: Account, now: datetime) -> ConfirmationRequest:
     """The caller's own live request; a request of another account is not found."""
     request = store.get(ConfirmationRequest, str(request_id))
     if request is None or request.account_id != caller.account_id:
         raise RequestError("request_id_not_found")
-    if request.expires_at <= caller.now:
+    if request.expires_at <= epoch_seconds(now):
         raise RequestError("request_id_expired", request)
     if (request.support_case or request.stage >= SUPPORT_STAGE) and not request.confirmed:
         raise RequestError("delivery_failed", request)
@@ -78,46 +65,52 @@ def confirm(
     store: PhoneStore,
     orchestrator: Orchestrator,
     settings: PhoneSettings,
-    caller: Caller,
+    caller: Account,
     phone_text: str,
     request_id: str | None,
+    now: datetime,
 ) -> ConfirmReply:
     phone = normalize(phone_text)
-    limit(store, settings, caller, phone)
+    limit(store, settings, caller, phone, now)
     if request_id is None:
-        return start(store, orchestrator, settings, caller, phone)
-    request = load(store, request_id, caller)
+        return start(store, orchestrator, settings, caller, phone, now)
+    request = load(store, request_id, caller, now)
     if request.phone != phone:
         raise RequestError("request_id_not_found")
     if request.confirmed or request.stage > request.reported_stage:
         # The execution moved on by itself (a failed provider, a spent channel): report where it is.
         request.reported_stage = request.stage
         store.commit([changed(request)])
-        return confirm_reply(request, settings, caller.now)
-    if caller.now - request.sent_at < settings.resend_timeout:
+        return confirm_reply(request, settings, now)
+    if epoch_seconds(now) - request.sent_at < settings.resend_timeout:
         raise RequestError("many_requests", request)
-    return switch(store, orchestrator, settings, request, caller.now)
+    return switch(store, orchestrator, settings, request, now)
 
 
 def start(
-    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, phone: str
+    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Account, phone: str, now: datetime
 ) -> ConfirmReply:
+    at = epoch_seconds(now)
     request = ConfirmationRequest(
         request_id=str(secrets.randbelow(2**63 - 1) + 1),
         account_id=caller.account_id,
         phone=phone,
-        expires_at=caller.now + settings.request_ttl,
-        sent_at=caller.now,
-        verify_until=caller.now + settings.verify_ttl,
-        phone_expires_at=anonymous_expiry(caller.now) if caller.anonymous else None,
+        expires_at=at + settings.request_ttl,
+        sent_at=at,
+        verify_until=at + settings.verify_ttl,
+        phone_expires_at=anonymous_expiry(now) if caller.anonymous else None,
     )
     store.commit([created(request)])
     orchestrator.start(request.request_id, phone)
-    return confirm_reply(request, settings, caller.now)
+    return confirm_reply(request, settings, now)
 
 
 def switch(
-    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, request: ConfirmationRequest, now: int
+    store: PhoneStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    request: ConfirmationRequest,
+    now: datetime,
 ) -> ConfirmReply:
     """The client asks for the next channel: end the waiting stage; the execution starts the next one."""
     token = request.task_token
@@ -137,55 +130,61 @@ def switch(
     return confirm_reply(request, settings, now)
 
 
-def begin_channel(request: ConfirmationRequest, settings: PhoneSettings, now: int) -> None:
+def begin_channel(request: ConfirmationRequest, settings: PhoneSettings, now: datetime) -> None:
     """The state of a fresh channel: no code yet, attempts counted anew, its own verify ttl."""
     request.channel = CHANNELS[request.stage]
     request.code_input = CODE_INPUT[request.stage]
     request.code_hash = None
     request.error_attempts = 0
     request.channel_over = None
-    request.sent_at = now
-    request.verify_until = now + settings.verify_ttl
+    request.sent_at = epoch_seconds(now)
+    request.verify_until = request.sent_at + settings.verify_ttl
 
 
-def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int, error: str | None = None):
+def confirm_reply(request: ConfirmationRequest, settings: PhoneSettings, now: datetime, error: str | None = None):
+    at = epoch_seconds(now)
     return ConfirmReply(
         result="error" if error else "ok",
         request_id=request.request_id,
         type=request.channel,
         code_input_required=request.code_input,
-        ttl=max(0, request.expires_at - now),
-        timeout=max(0, settings.resend_timeout - (now - request.sent_at)),
+        ttl=max(0, request.expires_at - at),
+        timeout=max(0, settings.resend_timeout - (at - request.sent_at)),
         error=error,
     )
 
 
-def limit(store: PhoneStore, settings: PhoneSettings, caller: Caller, phone: str) -> None:
+def limit(store: PhoneStore, settings: PhoneSettings, caller: Account, phone: str, now: datetime) -> None:
     for name, per_hour in (
         (f"confirm-phone#{phone}", settings.per_phone_per_hour),
         (f"confirm-account#{caller.account_id}", settings.per_account_per_hour),
-        (f"confirm-ip#{subscriber_key(caller.source_ip)}", settings.per_ip_per_hour),
+        (f"confirm-ip#{subscriber_key(caller.address)}", settings.per_ip_per_hour),
     ):
-        if count_this_hour(store, name, caller.now)[0] > per_hour:
+        if count_this_hour(store, name, epoch_seconds(now))[0] > per_hour:
             raise RequestError("many_requests")
 
 
 def verify(
-    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, request_id: str | int
+    store: PhoneStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    caller: Account,
+    request_id: str | int,
+    now: datetime,
 ) -> VerifyReply:
-    request = load(store, request_id, caller)
+    request = load(store, request_id, caller, now)
     if not request.confirmed:
-        close_expired_channel(store, orchestrator, request, caller.now)
+        close_expired_channel(store, orchestrator, request, now)
         if request.channel_over:
             raise RequestError(request.channel_over, request)
-    return verify_reply(request, settings, caller.now)
+    return verify_reply(request, settings, now)
 
 
 def close_expired_channel(
-    store: PhoneStore, orchestrator: Orchestrator, request: ConfirmationRequest, now: int
+    store: PhoneStore, orchestrator: Orchestrator, request: ConfirmationRequest, now: datetime
 ) -> None:
     """Past the channel's verify ttl the channel is spent, and the execution moves to the next one."""
-    if request.channel_over is None and request.verify_until <= now:
+    if request.channel_over is None and request.verify_until <= epoch_seconds(now):
         spend_channel(store, orchestrator, request, "verify_expired")
 
 
@@ -198,14 +197,14 @@ def spend_channel(store: PhoneStore, orchestrator: Orchestrator, request: Confir
         orchestrator.advance(token, "switch")
 
 
-def verify_reply(request: ConfirmationRequest, settings: PhoneSettings, now: int, error: str | None = None):
+def verify_reply(request: ConfirmationRequest, settings: PhoneSettings, now: datetime, error: str | None = None):
     return VerifyReply(
         result="error" if error else "ok",
         status="confirmed" if request.confirmed else "unconfirmed",
         code_input_required=request.code_input,
         error_attempts=0 if request.confirmed else request.error_attempts,
         max_attempts=settings.max_attempts,
-        ttl=0 if request.confirmed else max(0, request.verify_until - now),
+        ttl=0 if request.confirmed else max(0, request.verify_until - epoch_seconds(now)),
         error=error,
     )
 
@@ -215,16 +214,17 @@ def check_code(
     orchestrator: Orchestrator,
     settings: PhoneSettings,
     keys: PhoneKeys,
-    caller: Caller,
+    caller: Account,
     request_id: str | int,
     code: str,
+    now: datetime,
 ) -> CheckCodeReply:
     """A wrong code counts once (every change is conditional; a lost race reads again and counts then)."""
     for _ in range(5):
-        request = load(store, request_id, caller)
+        request = load(store, request_id, caller, now)
         if request.confirmed or request.code_hash is None:
             raise RequestError("check_code_failed", request)  # single use, or no code on this channel yet
-        close_expired_channel(store, orchestrator, request, caller.now)
+        close_expired_channel(store, orchestrator, request, now)
         if request.channel_over:
             raise RequestError(request.channel_over, request)
         try:
@@ -274,24 +274,34 @@ def confirm_by_support(store: PhoneStore, request_id: str) -> ConfirmationReques
 
 
 def answer_confirm(
-    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, body: ConfirmRequest
+    store: PhoneStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    caller: Account,
+    body: ConfirmRequest,
+    now: datetime,
 ) -> ConfirmReply:
     try:
-        return confirm(store, orchestrator, settings, caller, body.phone, body.request_id)
+        return confirm(store, orchestrator, settings, caller, body.phone, body.request_id, now)
     except RequestError as error:
-        shown = error.request or ConfirmationRequest(request_id="", sent_at=caller.now, expires_at=caller.now)
-        return confirm_reply(shown, settings, caller.now, error.code)
+        at = epoch_seconds(now)
+        shown = error.request or ConfirmationRequest(request_id="", sent_at=at, expires_at=at)
+        return confirm_reply(shown, settings, now, error.code)
 
 
 def answer_verify(
-    store: PhoneStore, orchestrator: Orchestrator, settings: PhoneSettings, caller: Caller, body: VerifyRequest
+    store: PhoneStore,
+    orchestrator: Orchestrator,
+    settings: PhoneSettings,
+    caller: Account,
+    body: VerifyRequest,
+    now: datetime,
 ) -> VerifyReply:
     try:
-        return verify(store, orchestrator, settings, caller, body.request_id)
+        return verify(store, orchestrator, settings, caller, body.request_id, now)
     except RequestError as error:
-        return verify_reply(
-            error.request or ConfirmationRequest(verify_until=caller.now), settings, caller.now, error.code
-        )
+        shown = error.request or ConfirmationRequest(verify_until=epoch_seconds(now))
+        return verify_reply(shown, settings, now, error.code)
 
 
 def answer_check_code(
@@ -299,10 +309,11 @@ def answer_check_code(
     orchestrator: Orchestrator,
     settings: PhoneSettings,
     keys: PhoneKeys,
-    caller: Caller,
+    caller: Account,
     body: CheckCodeRequest,
+    now: datetime,
 ) -> CheckCodeReply:
     try:
-        return check_code(store, orchestrator, settings, keys, caller, body.request_id, body.code)
+        return check_code(store, orchestrator, settings, keys, caller, body.request_id, body.code, now)
     except RequestError as error:
         return CheckCodeReply(result="error", error=error.code)

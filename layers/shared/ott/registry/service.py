@@ -2,11 +2,12 @@
 
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from ott.errors import InvalidInput, TooManyRequests
+from ott.callers import Account, Caller
+from ott.clock import epoch_seconds
+from ott.errors import DomainError, InvalidInput, MethodNotImplemented, TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import count_this_hour
 from ott.registry.catalog import (
@@ -45,9 +46,11 @@ from ott.registry.params import (
     Paging,
     PrefixesParams,
     TerritoriesParams,
+    WhereAmIParams,
 )
 from ott.registry.store import KnownInfoReport, RegistryStore
 from ott.text import fold
+from ott.wire import FORMATS
 
 # The deprecated `apis` field lists the services that had an APIInfo type.
 API_TYPES = {ServiceType.FILMS: ApiType.FILMS, ServiceType.IPTV: ApiType.IPTV}
@@ -57,26 +60,28 @@ REPORT_RETENTION = timedelta(days=365)
 KNOWN_INFO_PER_ADDRESS_PER_HOUR = 30
 
 
-@dataclass(frozen=True)
-class Client:
-    """Who asks: the address the request came from and where the platform is reached."""
+def where_am_i(store: RegistryStore, caller: Caller, base_url: str, params: WhereAmIParams) -> WhereAmI:
+    """whereami: the caller's contractor, territories and services, with locations under `base_url` (where
+    the caller reaches the platform); the parameters override detection."""
+    # A bearer token names the client for certain; the `client` parameter is only a claim.
+    client_id = (caller.client_id if isinstance(caller, Account) else None) or params.client
+    return whereabouts(store, caller.address, base_url, client_id, params.territory, params.contractor)
 
-    source_ip: str
-    base_url: str
-    client_id: str | None = None
 
-
-def where_am_i(
+def whereabouts(
     store: RegistryStore,
-    client: Client,
+    source_ip: str,
+    base_url: str,
+    client_id: str | None = None,
     territory: int | None = None,
     contractor: int | None = None,
 ) -> WhereAmI:
-    """Contractor, territories and services of the client; `territory` and `contractor` override detection.
+    """Contractor, territories and services of a client at `source_ip`; `territory` and `contractor` override
+    detection.
 
     At most three reads: the index, then prefixes with what is already known, then what is still missing.
     """
-    address = parse_address(client.source_ip)
+    address = parse_address(source_ip)
     index = store.index()
     detect = contractor is None or territory is None
     providers = {service.provider for service in index.services}
@@ -106,10 +111,8 @@ def where_am_i(
         first.contractors.update(second.contractors)
         first.territories.update(second.territories)
     territories = [first.territories[i] for i in territory_ids if i in first.territories]
-    offered = [
-        service for service in index.services if is_offered(service, contractor_id, territories, client.client_id)
-    ]
-    services = [render_service(service, first.contractors, client.base_url) for service in offered]
+    offered = [service for service in index.services if is_offered(service, contractor_id, territories, client_id)]
+    services = [render_service(service, first.contractors, base_url) for service in offered]
     return WhereAmI(
         contractor=first.contractors[contractor_id].info() if contractor_id in first.contractors else None,
         territories=[node.info() for node in territories],
@@ -278,19 +281,19 @@ def offers_all(index: CatalogIndex, contractor_id: int, types: list[ServiceType]
     )
 
 
-def detect_contractor(store: RegistryStore, client: Client) -> ContractorEntry | None:
-    prefix = network_of(store, parse_address(client.source_ip))
+def detect_contractor(store: RegistryStore, source_ip: str) -> ContractorEntry | None:
+    prefix = network_of(store, parse_address(source_ip))
     if prefix is None:
         return None
     return store.select(contractor_ids=[prefix.contractor]).contractors.get(prefix.contractor)
 
 
-def list_areas(store: RegistryStore, params: AreaParams, client: Client) -> AreaList:
-    """The given area, or the areas of the client's network (every area when the network is unknown)."""
+def list_areas(store: RegistryStore, params: AreaParams, caller: Caller) -> AreaList:
+    """The given area, or the areas of the caller's network (every area when the network is unknown)."""
     if params.area is not None:
         store.index()
         areas = list(store.select(area_ids=[params.area]).areas.values())
-    elif (contractor := detect_contractor(store, client)) is not None:
+    elif (contractor := detect_contractor(store, caller.address)) is not None:
         found = store.select(area_ids=contractor.areas).areas
         areas = [found[i] for i in contractor.areas if i in found]
     else:
@@ -364,23 +367,34 @@ def list_prefixes(store: RegistryStore, params: PrefixesParams) -> PrefixList:
     )
 
 
-def submit_known_info(store: RegistryStore, info: KnownInfo, client: Client, now: datetime) -> KnownInfoReceipt:
-    """Keep a client's report for a moderator, with what the registry itself saw at that moment."""
+def submit_known_info(
+    store: RegistryStore, info: KnownInfo, caller: Caller, base_url: str, now: datetime
+) -> KnownInfoReceipt:
+    """Keep a client's report for a moderator, with what the registry itself saw at that moment (whereami
+    without overrides, for the address alone)."""
     parent = info.parent_territory_id
     if parent is not None and parent not in store.select(territory_ids=[parent]).territories:
         raise InvalidInput(f"parentTerritoryId: unknown territory {parent}")
-    count, seconds_left = count_this_hour(store, f"knownInfo#{subscriber_key(client.source_ip)}", int(now.timestamp()))
+    count, seconds_left = count_this_hour(store, f"knownInfo#{subscriber_key(caller.address)}", epoch_seconds(now))
     if count > KNOWN_INFO_PER_ADDRESS_PER_HOUR:
         raise TooManyRequests("too many reports from this address; try again later", seconds_left)
-    seen = where_am_i(store, client)
+    seen = whereabouts(store, caller.address, base_url)
     report = KnownInfoReport(
         report_id=f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(6)}",
         received_at=now.isoformat(),
-        expires_at=int((now + REPORT_RETENTION).timestamp()),
-        source_ip=client.source_ip,
+        expires_at=epoch_seconds(now + REPORT_RETENTION),
+        source_ip=caller.address,
         uid=info.uid,
         known_info=info.model_dump(mode="json", by_alias=True, exclude_none=True),
         whereami=seen.model_dump(mode="json", by_alias=True, exclude_none=True),
     )
     store.save_report(report)
     return KnownInfoReceipt(id=report.report_id)
+
+
+def unknown_method(path: str) -> DomainError:
+    """The error for a registry path that matches no method: a bad format is the caller's mistake (400)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if "." in name and name.rsplit(".", 1)[1] not in FORMATS:
+        return InvalidInput(f"unknown format {name.rsplit('.', 1)[1][:16]!r}: use json or xml")
+    return MethodNotImplemented(f"the registry has no method {name[:64]!r} for this HTTP method")

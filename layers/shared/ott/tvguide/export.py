@@ -1,17 +1,19 @@
 """The guide of a zone as an XMLTV document (xmltv.dtd), for players that read XMLTV (Kodi, TiviMate,
 Jellyfin): `GET /tvguide/2/xmltv.xml?channel=…&dates=…`."""
 
+from datetime import datetime
+
 from lxml import etree
 
+from ott.callers import Caller
 from ott.errors import InvalidInput
-from ott.http.request import Reply
 from ott.registry.location import RegistryStore
 from ott.text import FORBIDDEN_IN_XML
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import UNDETERMINED, GuideTelecast
 from ott.tvguide.models import Profile
 from ott.tvguide.params import XmltvParams
-from ott.tvguide.service import SCHEDULE_MAX_AGE, Request, Viewer, bounded, chronological, end_of, export_days
+from ott.tvguide.service import SCHEDULE_MAX_AGE, Answer, Request, bounded, chronological, end_of, export_days
 from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.zones import Zone
 
@@ -77,10 +79,12 @@ def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone)
             etree.SubElement(element, "image", type=IMAGE_TYPES[image.profile]).text = image.location
 
 
-def xmltv_export(store: GuideStore, registry: RegistryStore, params: XmltvParams, viewer: Viewer) -> Reply:
+def xmltv_export(
+    store: GuideStore, registry: RegistryStore, params: XmltvParams, caller: Caller, now: datetime
+) -> Answer[str]:
     """The channels named (all by default) with their telecasts on the dates named (by default the zone's
     today and the six days after), times with the zone's offset."""
-    request = Request(store, registry, params, viewer)
+    request = Request(store, registry, params, caller, now)
     catalogue = store.catalogue(params.channel)
     zone = request.zone(catalogue.config)
     root = etree.Element("tv", {"generator-info-name": "ott-platform tvguide/2"})
@@ -88,7 +92,7 @@ def xmltv_export(store: GuideStore, registry: RegistryStore, params: XmltvParams
     for record in records:
         channel_element(root, record, catalogue.config)
     if zone is not None:
-        dates = export_days(zone, viewer.now, params.dates)
+        dates = export_days(zone, now, params.dates)
         keys = [(zone.name, record.channel.channel_id, day) for record in records for day in dates]
         bounded(keys)
         for telecast in sorted(chronological(store.days(keys), zone), key=lambda t: (t.channel_id, t.start)):
@@ -96,6 +100,4 @@ def xmltv_export(store: GuideStore, registry: RegistryStore, params: XmltvParams
     data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE)
     if len(data) > EXPORT_LIMIT_BYTES:
         raise InvalidInput(f"the export would be {len(data) // 1_000_000} MB: name fewer channels or dates")
-    body = data.decode("utf-8")
-    headers = {**request.cache(SCHEDULE_MAX_AGE), "Content-Type": "application/xml; charset=UTF-8"}
-    return Reply(body, headers=headers)
+    return request.answer(data.decode("utf-8"), SCHEDULE_MAX_AGE)

@@ -1,15 +1,15 @@
 """The programme guide's methods (spec document 2, part A): one function per method, taking the guide's store,
-the registry's (for the caller's territory), the validated parameters and the viewer."""
+the registry's (for the caller's territory), the validated parameters, the caller and the clock, and answering
+with the reply and how long it stays true (`Answer`; the edge makes its caching headers)."""
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from ott.callers import Caller
 from ott.errors import InvalidInput, NotFound
-from ott.http.caching import CachePolicy
-from ott.http.request import Reply
 from ott.observability import logger
 from ott.registry.location import RegistryStore, locate
 from ott.text import fold
@@ -44,9 +44,6 @@ SCHEDULE_MAX_AGE = 300
 CATALOGUE_MAX_AGE = 3600
 CURRENT_MAX_AGE = 60
 CURRENT_MIN_AGE = 5
-VARY = ("Accept-Language",)
-GUIDE_CACHE = CachePolicy(SCHEDULE_MAX_AGE, VARY)
-CATALOGUE_CACHE = CachePolicy(CATALOGUE_MAX_AGE, VARY)
 ZONE_FIELDS = {"current_telecast", "scheduled_dates", "has_schedule"}
 EXPORT_DAYS = 7
 # Channel-days one request may read (ten BatchGetItem calls): every channel for a week of a large guide asks
@@ -54,11 +51,16 @@ EXPORT_DAYS = 7
 MAX_CHANNEL_DAYS = 1000
 
 
+BodyT = TypeVar("BodyT")
+
+
 @dataclass(frozen=True)
-class Viewer:
-    source_ip: str
-    accept_language: str
-    now: datetime
+class Answer(Generic[BodyT]):
+    """A method's reply and how long it stays true, which the edge turns into caching headers."""
+
+    body: BodyT
+    max_age: int  # seconds
+    by_address: bool  # the caller's address chose the zone: only the caller's own cache may keep the reply
 
 
 def preferred_languages(accept_language: str) -> list[str]:
@@ -90,7 +92,8 @@ class Request:
     store: GuideStore
     registry: RegistryStore
     params: ZoneParams | None
-    viewer: Viewer
+    caller: Caller
+    now: datetime
     # Whether the reply depends on the caller's address (the zone was chosen by it): then shared caches
     # must not keep it for others.
     by_address: bool = False
@@ -100,14 +103,14 @@ class Request:
 
     @cached_property
     def languages(self) -> list[str]:
-        return preferred_languages(self.viewer.accept_language)
+        return preferred_languages(self.caller.languages)
 
     def territories(self) -> list[int]:
         if self._territories is None:
             if self.params is not None and self.params.territory is not None:
                 self._territories = [self.params.territory]
             else:
-                location = locate(self.registry, self.viewer.source_ip)
+                location = locate(self.registry, self.caller.address)
                 self._territories, self._lineage = location.territory_ids, location.lineage_ids
                 self.by_address = True
         return self._territories
@@ -165,9 +168,8 @@ class Request:
             lineage = self.territories()
         return select_zone(config.zones, None, lineage)
 
-    def cache(self, max_age: int) -> dict[str, str]:
-        scope = "private" if self.by_address else "public"
-        return {"Cache-Control": f"{scope}, max-age={max(0, max_age)}", "Vary": ", ".join(VARY)}
+    def answer(self, body: BodyT, max_age: int) -> Answer[BodyT]:
+        return Answer(body, max_age, self.by_address)
 
 
 def _in_language(texts: dict[str, str], wanted: str) -> str | None:
@@ -252,7 +254,7 @@ def current_telecasts(
     request: Request, zone: Zone | None, channel_ids: Sequence[int]
 ) -> tuple[dict[int, GuideTelecast], int]:
     """What airs now on each channel (one BatchGetItem per 100 channels) and how long that stays true."""
-    now = request.viewer.now
+    now = request.now
     if zone is None or not channel_ids:
         return {}, CURRENT_MAX_AGE
     day = today(zone, now)
@@ -262,9 +264,11 @@ def current_telecasts(
     return found, min([CURRENT_MAX_AGE, *ends]) if ends else CURRENT_MAX_AGE
 
 
-def channels(store: GuideStore, registry: RegistryStore, params: ChannelsParams, viewer: Viewer) -> Reply:
+def channels(
+    store: GuideStore, registry: RegistryStore, params: ChannelsParams, caller: Caller, now: datetime
+) -> Answer[ChannelsList]:
     """ChannelsList: every channel, or those named (unknown ids left out), with the fields asked for."""
-    request = Request(store, registry, params, viewer)
+    request = Request(store, registry, params, caller, now)
     wanted = params.wanted()
     catalogue = store.catalogue(params.channel)
     order = params.channel if params.channel is not None else sorted(catalogue.channels)
@@ -279,12 +283,14 @@ def channels(store: GuideStore, registry: RegistryStore, params: ChannelsParams,
         wire_channel(request, record, catalogue.config, zone, wanted, current.get(record.channel.channel_id))
         for record in records
     ]
-    return Reply(ChannelsList(channels=listed), headers=request.cache(max_age))
+    return request.answer(ChannelsList(channels=listed), max_age)
 
 
-def channel(store: GuideStore, registry: RegistryStore, params: ChannelParams, viewer: Viewer) -> Reply:
+def channel(
+    store: GuideStore, registry: RegistryStore, params: ChannelParams, caller: Caller, now: datetime
+) -> Answer[Channel]:
     """Channel (deprecated since 2.7): one channel with every field; 404 for an unknown id."""
-    request = Request(store, registry, params, viewer)
+    request = Request(store, registry, params, caller, now)
     catalogue = store.catalogue([params.channel])
     record = catalogue.channels.get(params.channel)
     if record is None:
@@ -293,23 +299,25 @@ def channel(store: GuideStore, registry: RegistryStore, params: ChannelParams, v
     current, max_age = current_telecasts(request, zone, [params.channel])
     wanted = set(Channel.model_fields) - {"description"}
     reply = wire_channel(request, record, catalogue.config, zone, wanted, current.get(params.channel))
-    return Reply(reply, headers=request.cache(max(CURRENT_MIN_AGE, max_age)))
+    return request.answer(reply, max(CURRENT_MIN_AGE, max_age))
 
 
-def schedule(store: GuideStore, registry: RegistryStore, params: ScheduleParams, viewer: Viewer) -> Reply:
+def schedule(
+    store: GuideStore, registry: RegistryStore, params: ScheduleParams, caller: Caller, now: datetime
+) -> Answer[Schedule]:
     """Schedule of a channel (or of every channel) on the zone's local dates, chronological, each telecast once,
     the page `offset`/`limit` of `total_count` telecasts."""
-    request = Request(store, registry, params, viewer)
+    request = Request(store, registry, params, caller, now)
     if params.channel is not None:
         config, _ = store.configuration()
         zone = request.zone(config)
-        dates = sorted(set(params.dates or ([today(zone, viewer.now)] if zone else [])))
+        dates = sorted(set(params.dates or ([today(zone, now)] if zone else [])))
         days = store.channel_days(zone.name, params.channel, dates) if zone else {}
         found = {(zone.name, params.channel, day): telecasts for day, telecasts in days.items()} if zone else {}
     else:
         catalogue = store.catalogue()
         zone = request.zone(catalogue.config)
-        dates = sorted(set(params.dates or ([today(zone, viewer.now)] if zone else [])))
+        dates = sorted(set(params.dates or ([today(zone, now)] if zone else [])))
         keys = [(zone.name, number, day) for number in catalogue.channels for day in dates] if zone else []
         bounded(keys)
         found = store.days(keys)
@@ -321,7 +329,7 @@ def schedule(store: GuideStore, registry: RegistryStore, params: ScheduleParams,
         items_skipped=min(params.offset, len(telecasts)),
         total_count=len(telecasts),
     )
-    return Reply(reply, headers=request.cache(SCHEDULE_MAX_AGE))
+    return request.answer(reply, SCHEDULE_MAX_AGE)
 
 
 def bounded(keys: Sequence[DayKey]) -> None:
@@ -336,10 +344,12 @@ def chronological(days: dict[DayKey, list[GuideTelecast]], zone: Zone) -> list[G
     return sorted(unique.values(), key=lambda telecast: (telecast.start, telecast.channel_id))
 
 
-def telecast_info(store: GuideStore, registry: RegistryStore, params: TelecastInfoParams, viewer: Viewer) -> Reply:
+def telecast_info(
+    store: GuideStore, registry: RegistryStore, params: TelecastInfoParams, caller: Caller, now: datetime
+) -> Answer[Schedule]:
     """Schedule holding the telecasts named, in the order named; unknown ids are left out. Each telecast is
     dated in its own zone (a telecast id belongs to one zone)."""
-    request = Request(store, registry, params, viewer)
+    request = Request(store, registry, params, caller, now)
     places = store.telecast_places(params.telecast)
     config, _ = store.configuration()
     days = store.days(set(places.values()))
@@ -351,12 +361,14 @@ def telecast_info(store: GuideStore, registry: RegistryStore, params: TelecastIn
         if telecast is not None and zone is not None:
             listed.append(wire_telecast(request, telecast, zone))
     reply = Schedule(telecasts_list=listed, items_skipped=0, total_count=len(listed))
-    return Reply(reply, headers=request.cache(SCHEDULE_MAX_AGE))
+    return request.answer(reply, SCHEDULE_MAX_AGE)
 
 
-def tvshows(store: GuideStore, registry: RegistryStore, params: TvShowsParams, viewer: Viewer) -> Reply:
+def tvshows(
+    store: GuideStore, registry: RegistryStore, params: TvShowsParams, caller: Caller, now: datetime
+) -> Answer[TVShowList]:
     """TVShowList of the shows named, in that order (unknown ids left out), each with its channels."""
-    request = Request(store, registry, None, viewer)
+    request = Request(store, registry, None, caller, now)
     shows = store.shows(params.tvshow)
     channel_ids = {number for show in shows.values() for number in show.channel_ids}
     catalogue = store.catalogue(channel_ids) if channel_ids else None
@@ -365,7 +377,7 @@ def tvshows(store: GuideStore, registry: RegistryStore, params: TvShowsParams, v
         for number in dict.fromkeys(params.tvshow)
         if number in shows
     ]
-    return Reply(TVShowList(tv_shows=listed), headers=request.cache(CATALOGUE_MAX_AGE))
+    return request.answer(TVShowList(tv_shows=listed), CATALOGUE_MAX_AGE)
 
 
 def wire_show(request: Request, show: GuideShow, channels: dict[int, ChannelRecord]) -> TVShow:
@@ -384,12 +396,12 @@ def wire_show(request: Request, show: GuideShow, channels: dict[int, ChannelReco
 
 
 def id_by_title(
-    store: GuideStore, registry: RegistryStore, titles: IdByTitleParams | TitlesRequest, viewer: Viewer
-) -> Reply:
+    store: GuideStore, registry: RegistryStore, titles: IdByTitleParams | TitlesRequest, caller: Caller, now: datetime
+) -> Answer[ChannelsList]:
     """ChannelsList with an entry per name asked, in that order: the channel whose name it is (case- and
     е/ё-insensitive) with its `channelId` and localized `title`, or an empty entry. A name of several channels
     is logged as an error and answered with the first of them by id."""
-    request = Request(store, registry, None, viewer)
+    request = Request(store, registry, None, caller, now)
     catalogue = store.catalogue()
     by_name: dict[str, list[int]] = {}
     for number, record in catalogue.channels.items():
@@ -405,13 +417,9 @@ def id_by_title(
             listed.append(Channel(channel_id=found[0], title=request.text(record.channel.titles)))
         else:
             listed.append(Channel())
-    return Reply(ChannelsList(channels=listed), headers=request.cache(CATALOGUE_MAX_AGE))
+    return request.answer(ChannelsList(channels=listed), CATALOGUE_MAX_AGE)
 
 
 def export_days(zone: Zone, now: datetime, dates: list[date] | None) -> list[date]:
     first = today(zone, now)
     return sorted(set(dates)) if dates else [first + timedelta(days=n) for n in range(EXPORT_DAYS)]
-
-
-def utc_now(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, UTC)

@@ -1,24 +1,38 @@
-"""`authorize` at the HTTP edge: the login page flow (response_type=code) and PIN confirmation
-(response_type=pin_code). Pages, cookies and redirects live here; the rules live in login and device."""
+"""Auth's HTTP edge. The OAuth endpoints that take a form (token, device_code, revoke): form bodies (RFC 6749
+§4.1.3), only the protocol's error codes (§5.2), and replies that carry credentials never cached (§5.1).
+`authorize`: the login page flow (response_type=code) and PIN confirmation (response_type=pin_code). Pages,
+cookies and redirects live here; the rules live in login and device."""
 
 import hmac
-import re
+from datetime import datetime
+from functools import partial
 from hashlib import sha256
 from http.cookies import CookieError, SimpleCookie
 
 from ott.auth import device, errors
 from ott.auth.crypto import new_token, same, token_hash
+from ott.auth.errors import oauth_error
 from ott.auth.keys import AuthKeys
-from ott.auth.login import LoginLocked, NoRedirect, WrongCredentials, sign_in, trusted_redirect, with_params
+from ott.auth.login import (
+    LoginLocked,
+    NoRedirect,
+    WrongCredentials,
+    pkce_refusal,
+    sign_in,
+    trusted_redirect,
+    with_params,
+)
 from ott.auth.pages import error_page, language, login_page, message
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AccessToken, Client
 from ott.auth.store import AuthStore
 from ott.errors import InvalidToken, Unauthenticated
+from ott.http.handler import api_handler
 from ott.http.request import ApiRequest, Reply
 
+oauth_endpoint = partial(api_handler, payload_format="form", error_vocabulary=oauth_error)
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 CSRF_COOKIE = "ott_csrf"
-PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 PAGE_HEADERS = {
     "Content-Type": "text/html; charset=UTF-8",
     "Cache-Control": "no-store",
@@ -42,7 +56,7 @@ def over_https(request: ApiRequest) -> bool:
     return request.headers.get("x-forwarded-proto", "https") == "https"
 
 
-def authorize(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, now: int) -> Reply:
+def authorize(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, now: datetime) -> Reply:
     fields = {**request.query, **(request.form if request.method == "POST" else {})}
     if fields.get("response_type") == "pin_code":
         return Reply(confirm_pin(store, policy, keys, request, fields, now))
@@ -50,7 +64,7 @@ def authorize(store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: Api
 
 
 def confirm_pin(
-    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, fields: dict[str, str], now: int
+    store: AuthStore, policy: AuthPolicy, keys: AuthKeys, request: ApiRequest, fields: dict[str, str], now: datetime
 ):
     token = request.bearer_token or fields.get("access_token")
     if not token:
@@ -70,7 +84,7 @@ def login_flow(
     keys: AuthKeys,
     request: ApiRequest,
     fields: dict[str, str],
-    now: int,
+    now: datetime,
 ) -> Reply:
     lang = language(request.headers.get("accept-language", ""))
     client_id = fields.get("client_id", "")
@@ -128,20 +142,6 @@ def login_flow(
         reply.headers["Retry-After"] = str(locked.retry_after)
         return reply
     return back(code=code)
-
-
-def pkce_refusal(client: Client, challenge: str | None, method: str | None) -> str | None:
-    """RFC 7636 §4.3-4.4.1: only S256 (an absent method means `plain`, which is refused); a client
-    registered as requiring PKCE must send a challenge."""
-    if challenge is None:
-        if method:
-            return "code_challenge_method without code_challenge"
-        return "this client must use PKCE (code_challenge with S256)" if client.requires_pkce else None
-    if method != "S256":
-        return "code_challenge_method must be S256"
-    if not PKCE_CHALLENGE.fullmatch(challenge):
-        return "code_challenge must be 43 characters of base64url (SHA-256 of the verifier)"
-    return None
 
 
 def csrf_token(key: bytes, nonce: str) -> str:
