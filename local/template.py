@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 from cfnlint.decode import decode
-from cfnlint.template.transforms._sam_globals import merge_globals
+from cfnlint.template.transforms._sam_globals import merge_globals  # SAM's Globals rules, as cfn-lint applies them
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
@@ -145,8 +145,8 @@ def local_api_key_id(logical_id: str) -> str:
 
 class Template:
     """`document` is template.yaml as written; `resources` are its resources as SAM sees them: `Fn::ForEach`
-    expanded, then each function given the Globals (SAM's rules: maps merged, lists joined, the function's own
-    value first)."""
+    expanded, then each function given the Globals by SAM's rules (the function's own value wins, maps are
+    merged, lists joined after the Globals')."""
 
     def __init__(self, document: dict[str, Any] | None = None, parameters: dict[str, str] | None = None) -> None:
         self.document = document if document is not None else load()
@@ -332,4 +332,4 @@ def rate_seconds(expression: str) -> int:
 
 
 if __name__ == "__main__":
-    json.dump(expand_language_extensions(load()), sys.stdout, indent=1)
+    sys.stdout.write(json.dumps(expand_language_extensions(load()), indent=1) + "\n")

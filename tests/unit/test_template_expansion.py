@@ -15,6 +15,18 @@ TEMPLATE = Template(DOCUMENT)
 # Every function's variables: the Globals' and its service's name (test_template_operations.py checks that one).
 SHARED_VARIABLES = {*DOCUMENT["Globals"]["Function"]["Environment"]["Variables"], "POWERTOOLS_SERVICE_NAME"}
 
+# What each of the guide's read methods and of the registry's lists is given.
+GUIDE_READER = (
+    {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
+    {
+        "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
+        "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+    },
+)
+REGISTRY_LIST = (
+    {"REGISTRY_TABLE": "RegistryTable"},
+    {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
+)
 # Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
 # parameter it names), and what its policies allow, by resource: as they were before the template moved to
 # Fn::ForEach and Globals. A change to any of them shows here, in the open.
@@ -75,38 +87,10 @@ FUNCTIONS = {
         {"CHANNELS_TABLE": "ChannelsTable", "CHANNELS_API_KEY_IDS": "StreamAuthorizationApiKey"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
     ),
-    "GuideChannelFunction": (
-        ["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "GuideChannelsFunction": (
-        ["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "GuideIdbytitleFunction": (
-        ["GET /tvguide/2/idbytitle.json", "GET /tvguide/2/idbytitle.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "GuideIdbytitlePostFunction": (
-        ["POST /tvguide/2/idbytitle.json", "POST /tvguide/2/idbytitle.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
+    "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
+    "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),
+    "GuideIdbytitleFunction": (["GET /tvguide/2/idbytitle.json", "GET /tvguide/2/idbytitle.xml"], *GUIDE_READER),
+    "GuideIdbytitlePostFunction": (["POST /tvguide/2/idbytitle.json", "POST /tvguide/2/idbytitle.xml"], *GUIDE_READER),
     "GuideImportFunction": (
         [],
         {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"},
@@ -116,38 +100,13 @@ FUNCTIONS = {
             "${GuideInboxBucket.Arn}/*": "s3:GetObject",
         },
     ),
-    "GuideScheduleFunction": (
-        ["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
+    "GuideScheduleFunction": (["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"], *GUIDE_READER),
     "GuideTelecastInfoFunction": (
         ["GET /tvguide/2/telecastInfo.json", "GET /tvguide/2/telecastInfo.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
+        *GUIDE_READER,
     ),
-    "GuideTvshowsFunction": (
-        ["GET /tvguide/2/tvshows.json", "GET /tvguide/2/tvshows.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "GuideXmltvFunction": (
-        ["GET /tvguide/2/xmltv.xml"],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
+    "GuideTvshowsFunction": (["GET /tvguide/2/tvshows.json", "GET /tvguide/2/tvshows.xml"], *GUIDE_READER),
+    "GuideXmltvFunction": (["GET /tvguide/2/xmltv.xml"], *GUIDE_READER),
     "LauncherClickConsumerFunction": (
         [],
         {"LAUNCHER_TABLE": "LauncherTable"},
@@ -256,26 +215,17 @@ FUNCTIONS = {
         },
         {"PhoneTable": "dynamodb:GetItem dynamodb:PutItem", "*": "states:SendTaskSuccess"},
     ),
-    "RegistryAreasFunction": (
-        ["GET /registry/2/areas.json", "GET /registry/2/areas.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
-    ),
+    "RegistryAreasFunction": (["GET /registry/2/areas.json", "GET /registry/2/areas.xml"], *REGISTRY_LIST),
     "RegistryContractorsFunction": (
         ["GET /registry/2/contractors.json", "GET /registry/2/contractors.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
+        *REGISTRY_LIST,
     ),
     "RegistryHubIsolationsFunction": (
         ["GET /registry/2/hubIsolations.json", "GET /registry/2/hubIsolations.xml"],
         {"REGISTRY_TABLE": "RegistryTable"},
         {"RegistryTable": "dynamodb:GetItem dynamodb:Query"},
     ),
-    "RegistryHubsFunction": (
-        ["GET /registry/2/hubs.json", "GET /registry/2/hubs.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
-    ),
+    "RegistryHubsFunction": (["GET /registry/2/hubs.json", "GET /registry/2/hubs.xml"], *REGISTRY_LIST),
     "RegistryKnownInfoFunction": (
         ["POST /registry/2/knownInfo.json", "POST /registry/2/knownInfo.xml"],
         {"REGISTRY_TABLE": "RegistryTable", "REGISTRY_REPORTS_TABLE": "RegistryReportsTable"},
@@ -285,15 +235,10 @@ FUNCTIONS = {
         },
     ),
     "RegistryNotImplementedFunction": (["ANY /registry/2/{proxy+}"], {}, {}),
-    "RegistryPrefixesFunction": (
-        ["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
-    ),
+    "RegistryPrefixesFunction": (["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"], *REGISTRY_LIST),
     "RegistryTerritoriesFunction": (
         ["GET /registry/2/territories.json", "GET /registry/2/territories.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
+        *REGISTRY_LIST,
     ),
     "RegistryWhereAmIFunction": (
         ["GET /registry/2/whereami.json", "GET /registry/2/whereami.xml"],
