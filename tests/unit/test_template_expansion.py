@@ -371,6 +371,14 @@ def test_the_language_extensions_transform_is_applied_and_sam_s_is_left():
     assert not any(key.startswith("Fn::ForEach") for key in expanded["Resources"])
 
 
+def test_the_api_stage_name_is_read_back_so_the_transform_cannot_rename_the_stage():
+    """AWS::LanguageExtensions folds `!Ref StageName` into a literal before SAM runs, and SAM names the stage of a
+    literal name PlatformApi<name>Stage: a deployed stack's PlatformApiStage would get a second stage of the same
+    name, which API Gateway refuses. Read back from a resource, the name stays an intrinsic no transform folds."""
+    assert TEMPLATE.resources["PlatformApi"]["Properties"]["StageName"] == {"Fn::GetAtt": ["ApiStageName", "Value"]}
+    assert TEMPLATE.resources["ApiStageName"]["Properties"]["Value"] == {"Ref": "StageName"}
+
+
 def test_globals_reach_a_function_by_sam_s_rules():
     """SAM: the function's own value wins, maps are merged, lists are joined (the Globals' first)."""
     document = {
