@@ -1,13 +1,21 @@
 """template.yaml read as the local stack and the tests need it: functions, their routes and environment,
-and the resources they name. CloudFormation intrinsics are resolved the way the local stack names things."""
+and the resources they name, as CloudFormation and SAM expand them (`Fn::ForEach`, then the Globals).
+CloudFormation intrinsics are resolved the way the local stack names things.
 
+`python -m local.template` prints the template with its `Fn::ForEach` expanded, as CloudFormation hands it to
+the SAM transform: what `make checkov` scans, since checkov does not expand `Fn::ForEach` itself."""
+
+import json
 import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from cfnlint.decode import decode
+from cfnlint.template.transforms._sam_globals import merge_globals  # SAM's Globals rules, as cfn-lint applies them
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
@@ -21,6 +29,10 @@ LOCAL_PARAMETERS = {"PhoneProviders": "fake", "GuideRetentionDays": "0"}
 PER_SERVICE_VARIABLES = ("POWERTOOLS_SERVICE_NAME",)
 # What an API Gateway `ANY` method stands for.
 ANY_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+LANGUAGE_EXTENSIONS = "AWS::LanguageExtensions"
+FOR_EACH = "Fn::ForEach::"
+# `${Name}` and `&{Name}` (the value without its non-alphanumeric characters) in a loop's fragment.
+LOOP_PLACEHOLDER = re.compile(r"([$&])\{([\w:]+)\}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,75 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
     return template
 
 
+def expand_language_extensions(document: dict[str, Any]) -> dict[str, Any]:
+    """The document as CloudFormation's AWS::LanguageExtensions transform hands it to the next transform (SAM):
+    every `Fn::ForEach` expanded, and that transform gone from `Transform`."""
+    expanded = expand_for_each(document)
+    transforms = expanded.get("Transform", [])
+    if isinstance(transforms, list) and LANGUAGE_EXTENSIONS in transforms:
+        expanded["Transform"] = [name for name in transforms if name != LANGUAGE_EXTENSIONS]
+    return expanded
+
+
+def expand_for_each(node: Any, values: Mapping[str, str] | None = None) -> Any:
+    """`Fn::ForEach::Loop: [Identifier, [items...], {OutputKey: OutputValue}]` as CloudFormation expands it: the
+    fragment once per item, the item in place of `${Identifier}` (and `&{Identifier}`) in its keys and strings
+    and of `Ref: Identifier`; loops nest. A collection must be a literal list: the template needs no more, and
+    anything else is refused rather than guessed. cfn-lint's own expansion is the reference
+    (tests/unit/test_template_expansion.py); it is not used here because it copies the whole template at every
+    level (0.6 s of CPU for this one, against milliseconds)."""
+    values = values or {}
+    if isinstance(node, str):
+        return substitute(node, values)
+    if isinstance(node, list):
+        return [expand_for_each(item, values) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if list(node) == ["Ref"] and isinstance(node["Ref"], str) and node["Ref"] in values:
+        return values[node["Ref"]]
+    expanded: dict[str, Any] = {}
+    for key, value in node.items():
+        if key.startswith(FOR_EACH):
+            identifier, collection, fragment = value
+            if not isinstance(collection, list) or not all(isinstance(item, str) for item in collection):
+                raise ValueError(f"{key}: the local stack expands a literal list of names only")
+            parts = [expand_for_each(fragment, {**values, identifier: item}) for item in collection]
+        else:
+            parts = [{substitute(key, values): expand_for_each(value, values)}]
+        for part in parts:
+            for name, content in part.items():
+                if name in expanded:
+                    raise ValueError(f"{name} is made twice by {key}")
+                expanded[name] = content
+    return named_by_a_plain_sub(expanded)
+
+
+def substitute(text: str, values: Mapping[str, str]) -> str:
+    def value_of(match: re.Match[str]) -> str:
+        sign, name = match.groups()
+        if name not in values:
+            return match.group(0)  # a parameter, a resource or a pseudo parameter: Fn::Sub's own
+        return values[name] if sign == "$" else re.sub(r"[^0-9A-Za-z]", "", values[name])
+
+    return LOOP_PLACEHOLDER.sub(value_of, text) if values else text
+
+
+def named_by_a_plain_sub(node: dict[str, Any]) -> dict[str, Any]:
+    """With the transform, `Ref` and `Fn::GetAtt` take an intrinsic for the logical id (`Ref: !Sub "${Loop}"`);
+    once the loop's values are in and no variable is left, the `Fn::Sub` is that id."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict) and list(value) == ["Fn::Sub"] and isinstance(value["Fn::Sub"], str):
+            return value["Fn::Sub"] if "${" not in value["Fn::Sub"] else value
+        return value
+
+    if list(node) == ["Ref"]:
+        return {"Ref": plain(node["Ref"])}
+    if list(node) == ["Fn::GetAtt"] and isinstance(node["Fn::GetAtt"], list):
+        return {"Fn::GetAtt": [plain(part) for part in node["Fn::GetAtt"]]}
+    return node
+
+
 def local_api_key_id(logical_id: str) -> str:
     """`!Ref` of an API key is its id: locally, the name of the demo key standing for it."""
     demo = yaml.safe_load(DEMO_API_KEYS.read_text(encoding="utf-8"))
@@ -63,9 +144,14 @@ def local_api_key_id(logical_id: str) -> str:
 
 
 class Template:
+    """`document` is template.yaml as written; `resources` are its resources as SAM sees them: `Fn::ForEach`
+    expanded, then each function given the Globals by SAM's rules (the function's own value wins, maps are
+    merged, lists joined after the Globals')."""
+
     def __init__(self, document: dict[str, Any] | None = None, parameters: dict[str, str] | None = None) -> None:
         self.document = document if document is not None else load()
-        self.resources: dict[str, dict[str, Any]] = dict(self.document.get("Resources", {}))
+        expanded = merge_globals(expand_language_extensions(self.document))
+        self.resources: dict[str, dict[str, Any]] = dict(expanded.get("Resources", {}))
         self.parameters = {
             name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()
         }
@@ -140,12 +226,10 @@ class Template:
         return self._ref(expression)
 
     def functions(self) -> list[Function]:
-        defaults = self.document.get("Globals", {}).get("Function", {})
-        default_env = defaults.get("Environment", {}).get("Variables", {})
         found = []
         for logical_id, spec in self.of_type("AWS::Serverless::Function").items():
             props = spec.get("Properties", {})
-            variables = {**default_env, **props.get("Environment", {}).get("Variables", {})}
+            variables = props.get("Environment", {}).get("Variables", {})
             code = props["CodeUri"].strip("/").replace("/", ".")
             module, attribute = props["Handler"].rsplit(".", 1)
             routes = [
@@ -245,3 +329,7 @@ def rate_seconds(expression: str) -> int:
     if match is None:
         raise ValueError(f"unsupported schedule expression {expression!r}")
     return int(match.group(1)) * RATE_UNITS[match.group(2).rstrip("s")]
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(expand_language_extensions(load()), indent=1) + "\n")
