@@ -183,7 +183,6 @@ def moto_database(clock: Any = None) -> Iterator[MotoDatabase]:
     resource of `emulated_account`)."""
     from moto import mock_aws
 
-
     with mock_aws():
         client = shared_boto3_session().client("dynamodb")
         create_tables(TEMPLATE, client)

@@ -193,7 +193,7 @@ def test_an_expired_item_is_absent_to_get_batch_get_and_query(database, clock):
     assert sorted(item["sk"] for item in found[PAIRS.name]) == ["forever", "long"]
     assert [item["sk"] for item in database.query(PAIRS, "P")] == ["forever", "long"]
     assert [item["sk"] for item in database.query(PAIRS, "P", projection=["sk"])] == ["forever", "long"]
-    assert list(database.query(PAIRS, "P", projection=["sk"]))[0] == {"sk": "forever"}  # ttl read, not handed out
+    assert next(database.query(PAIRS, "P", projection=["sk"])) == {"sk": "forever"}  # ttl read, not handed out
 
 
 def test_absent_or_expired_lets_a_write_replace_only_an_expired_item(database, clock):

@@ -10,16 +10,16 @@ import pytest
 from ott.launcher.api import PUBLIC_CACHE_CONTROL, SNAPSHOT_HEADER, TAKEN_AT_HEADER, poster_reply, posters_reply
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.service import MODERATOR_SCOPE, Caller, load_block
-from tests.unit.fakes import InMemoryLauncherStore
-from tests.unit.launcher_data import NOW, FakeGuide, block_document
+from ott.launcher.store import DynamoLauncherStore
+from tests.unit.launcher_data import NOW, FakeGuide, block_document, launcher_at_now
 
 ROOT = Path(__file__).resolve().parents[2]
 MODERATOR = Caller("192.0.2.1", {"accountId": "42", "clientId": "demo-staff", "scope": MODERATOR_SCOPE})
 
 
 @pytest.fixture
-def launcher() -> InMemoryLauncherStore:
-    store = InMemoryLauncherStore()
+def launcher() -> DynamoLauncherStore:
+    store = launcher_at_now()
     load_block(store, block_document(), FakeGuide(), NOW)
     return store
 

@@ -10,6 +10,7 @@ from ott.storage.database import (
     PASSED,
     CancellationReason,
     CheckItem,
+    ConcurrentChange,
     ConditionFailed,
     Database,
     DeleteItem,
@@ -21,6 +22,7 @@ from ott.storage.database import (
     TransactionCancelled,
     UpdateItem,
     WriteOperation,
+    concurrent_changes,
 )
 from ott.storage.expressions import Condition, Path, Update, attr, if_not_exists
 from ott.storage.values import MAX_ITEM_BYTES, Item, item_size
@@ -32,6 +34,7 @@ __all__ = [
     "PASSED",
     "CancellationReason",
     "CheckItem",
+    "ConcurrentChange",
     "Condition",
     "ConditionFailed",
     "Database",
@@ -48,6 +51,7 @@ __all__ = [
     "UpdateItem",
     "WriteOperation",
     "attr",
+    "concurrent_changes",
     "if_not_exists",
     "item_size",
 ]

@@ -11,6 +11,7 @@ for tests. Both run the same loops, so a test of a store over memory exercises t
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Any
@@ -68,6 +69,11 @@ class RecordTooLarge(InvalidInput):
 
     def __init__(self, description: str = "the data is too large to store") -> None:
         super().__init__(description)
+
+
+class ConcurrentChange(Exception):
+    """Another request changed what this one read, between its read and its write; nothing of this one's was
+    written."""
 
 
 class ConditionFailed(Exception):
@@ -275,6 +281,23 @@ class Database(ABC):
     def delete(self, table: Table, key: Key, condition: Condition | None = None) -> None:
         self._delete_item(DeleteItem(table, key, condition))
 
+    def write(self, operation: PutItem | UpdateItem | DeleteItem) -> None:
+        """One write on its own: the call its kind takes."""
+        if isinstance(operation, PutItem):
+            self._put_item(operation)
+        elif isinstance(operation, UpdateItem):
+            self._update_item(operation, return_new=False)
+        else:
+            self._delete_item(operation)
+
+    def write_together(self, operations: Sequence[PutItem | UpdateItem | DeleteItem]) -> None:
+        """The writes as one: a lone write is its own call (half a transaction's cost), several a transaction.
+        Under `concurrent_changes()` either refusal is a ConcurrentChange."""
+        if len(operations) == 1:
+            self.write(operations[0])
+        else:
+            self.transact(operations)
+
     def batch_write(self, writes: Sequence[BatchWrite]) -> None:
         """Puts and deletes without conditions, BATCH_WRITE_LIMIT a call; of several writes of one key, the
         last counts (DynamoDB refuses a batch that names a key twice); unprocessed ones are sent again."""
@@ -346,6 +369,20 @@ class Database(ABC):
 
     @abstractmethod
     def _transact_write_items(self, operations: Sequence[WriteOperation]) -> None: ...
+
+
+@contextmanager
+def concurrent_changes() -> Iterator[None]:
+    """A write refused for its condition, or a transaction cancelled for one or for a conflicting request, as
+    ConcurrentChange: the condition stood for what the writer read."""
+    try:
+        yield
+    except ConditionFailed:
+        raise ConcurrentChange from None
+    except TransactionCancelled as cancelled:
+        if {CONDITION_FAILED, CONFLICT} & set(cancelled.codes):
+            raise ConcurrentChange from None
+        raise
 
 
 def back_off(attempt: int) -> float:

@@ -55,6 +55,7 @@ class InMemoryDatabase(Database):
         self.pauses: list[float] = []
         self._throttled_batches = 0
         self._conflicts: list[int] = []
+        self._crashing: set[str] = set()
 
     # What tests use
 
@@ -74,6 +75,11 @@ class InMemoryDatabase(Database):
         """The next `count` transactions are cancelled, `operation` meeting a TransactionConflict."""
         self._conflicts = [operation] * count
 
+    def crash_next(self, operation: str) -> None:
+        """The next call of `operation` ("TransactWriteItems", ...) fails before it lands, as when the process
+        dies or the network drops mid-request: a RuntimeError, nothing written."""
+        self._crashing.add(operation)
+
     def pause(self, seconds: float) -> None:
         self.pauses.append(seconds)
 
@@ -81,13 +87,13 @@ class InMemoryDatabase(Database):
 
     def _get_item(self, table: Table, key: Key, consistent: bool) -> Item | None:
         with self._lock:
-            self.calls["GetItem"] += 1
+            self._call("GetItem")
             item = self._stored(table).get(key_id(table, key))
             return copy.deepcopy(item)
 
     def _batch_get_item(self, request: BatchGet) -> tuple[dict[str, list[Item]], BatchGet]:
         with self._lock:
-            self.calls["BatchGetItem"] += 1
+            self._call("BatchGetItem")
             wanted = [(table, key) for table, keys in request.keys.items() for key in keys]
             kept = len(wanted) - self._unprocessed_count(len(wanted))
             found: dict[str, list[Item]] = {}
@@ -101,7 +107,7 @@ class InMemoryDatabase(Database):
 
     def _query(self, page: QueryPage) -> tuple[list[Item], Key | None]:
         with self._lock:
-            self.calls["Query"] += 1
+            self._call("Query")
             table = page.table
             self._stored(table)
             if page.index is not None and page.consistent:
@@ -136,13 +142,13 @@ class InMemoryDatabase(Database):
     def _put_item(self, operation: PutItem) -> None:
         item_to_wire(operation.item)  # what cannot be stored is refused before the call, as boto3 refuses it
         with self._lock:
-            self.calls["PutItem"] += 1
+            self._call("PutItem")
             self._check(operation)
             self._store(operation.table, operation.item)
 
     def _update_item(self, operation: UpdateItem, return_new: bool) -> Item | None:
         with self._lock:
-            self.calls["UpdateItem"] += 1
+            self._call("UpdateItem")
             self._check(operation)
             item = self._updated(operation)
             self._store(operation.table, item)
@@ -150,13 +156,13 @@ class InMemoryDatabase(Database):
 
     def _delete_item(self, operation: DeleteItem) -> None:
         with self._lock:
-            self.calls["DeleteItem"] += 1
+            self._call("DeleteItem")
             self._check(operation)
             self._stored(operation.table).pop(key_id(operation.table, operation.key), None)
 
     def _batch_write_item(self, writes: list[BatchWrite]) -> list[BatchWrite]:
         with self._lock:
-            self.calls["BatchWriteItem"] += 1
+            self._call("BatchWriteItem")
             kept = len(writes) - self._unprocessed_count(len(writes))
             for write in writes[:kept]:
                 if isinstance(write, PutItem):
@@ -170,7 +176,7 @@ class InMemoryDatabase(Database):
 
     def _transact_write_items(self, operations: Sequence[WriteOperation]) -> None:
         with self._lock:
-            self.calls["TransactWriteItems"] += 1
+            self._call("TransactWriteItems")
             targets = [(op.table.name, key_id(op.table, target_key(op))) for op in operations]
             if len(set(targets)) != len(targets):
                 raise ValueError("a transaction cannot include more than one operation on one item")
@@ -197,6 +203,12 @@ class InMemoryDatabase(Database):
                     stored[key] = item
 
     # Helpers
+
+    def _call(self, operation: str) -> None:
+        self.calls[operation] += 1
+        if operation in self._crashing:
+            self._crashing.discard(operation)
+            raise RuntimeError(f"{operation} crashed before it landed")
 
     def _stored(self, table: Table) -> dict[tuple[Any, ...], Item]:
         declared = self.tables.get(table.name)
