@@ -133,14 +133,15 @@ class DynamoChannelStore:
         """Point at `target` if the pointer is still `seen` (None: there was none) and `target` is still kept,
         in one transaction: a prune deleting the version meanwhile cannot leave the pointer on it (it deletes
         the manifest first). Else ConcurrentChange."""
-        manifest = self._database.get(self._table, manifest_key(target.version), consistent=True)
-        if manifest is None:  # pruned since the caller listed it
-            raise ConcurrentChange(f"version {target.version} was deleted")
+        try:
+            chunks = self._chunk_count(target.version)
+        except CorruptVersion:  # pruned since the caller listed it
+            raise ConcurrentChange(f"version {target.version} was deleted") from None
         pointer = {
             **CURRENT_KEY,
             "version": target.version,
             "sha256": target.sha256,
-            "chunks": manifest["chunks"],
+            "chunks": chunks,
             "revision": (seen.revision if seen else 0) + 1,
         }
         unchanged = attr("pk").not_exists() if seen is None else attr("revision").eq(seen.revision)

@@ -247,12 +247,12 @@ class DynamoLauncherStore:
                 self._database.transact([remember, in_block, count])
                 return Counted.COUNTED
             except TransactionCancelled as cancelled:
-                codes = cancelled.codes
-                if codes[0] == CONDITION_FAILED:
+                codes = cancelled.codes  # a reason per operation, or fewer: slices, not indexes
+                if codes[:1] == [CONDITION_FAILED]:
                     return Counted.REPEATED
-                if codes[1] == CONDITION_FAILED:
+                if codes[1:2] == [CONDITION_FAILED]:
                     return Counted.NOT_IN_BLOCK
-                if codes[2] not in (PASSED, CONFLICT) and refusals < COUNTER_REFUSALS:
+                if codes[2:3] not in ([], [PASSED], [CONFLICT]) and refusals < COUNTER_REFUSALS:
                     # The counter refused this update (the hash is new and the poster counts as many as it
                     # may, it has no hash counters yet, or another click changed them first): the next try
                     # fits the counter as the refusal found it.

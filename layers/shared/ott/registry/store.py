@@ -46,6 +46,7 @@ from ott.registry.layout import (
 from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
 from ott.storage import ConditionFailed, Database, DeleteItem, Item, Key, PutItem, Table, Update, attr
+from ott.storage.database import BATCH_WRITE_LIMIT
 from ott.storage.dynamo import dynamo_database
 
 
@@ -112,7 +113,7 @@ class ConcurrentLoad(RuntimeError):
 
 # A load renews its claim on the pointer while it writes; one that has not for this long is taken as dead.
 LOAD_LEASE_SECONDS = 300
-RENEW_EVERY_WRITES = 1000
+RENEW_EVERY_BATCHES = 40
 
 
 KINDS: dict[str, type[BaseModel]] = {
@@ -309,10 +310,11 @@ class DynamoRegistryStore:
                 for key, doc in contents.items()
             ]
             writes += [DeleteItem(self._table, {"pk": pk, "sk": sk}) for pk, sk in plan.purged]
-            for start in range(0, len(writes), RENEW_EVERY_WRITES):
+            per_renewal = RENEW_EVERY_BATCHES * BATCH_WRITE_LIMIT
+            for start in range(0, len(writes), per_renewal):
                 if start:
                     self._renew(load)
-                self._database.batch_write(writes[start : start + RENEW_EVERY_WRITES])
+                self._batch_write(writes[start : start + per_renewal])
             self._publish(snapshot.index, load)
         except BaseException:
             self._release(load)  # an error or Ctrl-C: the next load need not wait for the claim to go stale
@@ -368,6 +370,10 @@ class DynamoRegistryStore:
             self._database.put(self._table, pointer, attr("pending").eq(load.gen))
         except ConditionFailed:
             raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
+
+    def _batch_write(self, writes: list[PutItem | DeleteItem]) -> None:
+        """The writes between two renewals of the claim."""
+        self._database.batch_write(writes)
 
     def _manifest(self) -> dict[str, dict[str, str]]:
         keys = [(MANIFEST, f"{chunk:03d}") for chunk in range(MANIFEST_CHUNKS)]
