@@ -4,24 +4,16 @@ conditions and updates as values (`attr`, `Update`), and the DynamoDB access pat
 in unit tests. A service's store is its key layout over these. Nothing here imports boto3: the client is
 created on the first call."""
 
-from ott.storage.database import (
+from ott.storage.database import CheckItem, Database, DeleteItem, Index, Key, PutItem, Table, UpdateItem, WriteOperation
+from ott.storage.errors import (
     CONDITION_FAILED,
     CONFLICT,
     PASSED,
     CancellationReason,
-    CheckItem,
     ConcurrentChange,
     ConditionFailed,
-    Database,
-    DeleteItem,
-    Index,
-    Key,
-    PutItem,
     RecordTooLarge,
-    Table,
     TransactionCancelled,
-    UpdateItem,
-    WriteOperation,
     concurrent_changes,
 )
 from ott.storage.expressions import Condition, Path, Update, attr, if_not_exists

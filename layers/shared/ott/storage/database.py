@@ -11,12 +11,11 @@ for tests. Both run the same loops, so a test of a store over memory exercises t
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Any
 
-from ott.errors import InvalidInput
+from ott.storage.errors import ConditionFailed
 from ott.storage.expressions import (
     BeginsWith,
     Between,
@@ -62,55 +61,6 @@ class Table:
 
     def index(self, name: str) -> Index:
         return next(index for index in self.indexes if index.name == name)
-
-
-class RecordTooLarge(InvalidInput):
-    """A write would pass DynamoDB's item size limit (400 KB): the request asked to store too much."""
-
-    def __init__(self, description: str = "the data is too large to store") -> None:
-        super().__init__(description)
-
-
-class ConcurrentChange(Exception):
-    """Another request changed what this one read, between its read and its write; nothing of this one's was
-    written."""
-
-
-class ConditionFailed(Exception):
-    """A write's condition did not hold; nothing was written. `item`: the item as it was, when the write
-    asked for it (ReturnValuesOnConditionCheckFailure) and there was one."""
-
-    def __init__(self, item: Item | None = None) -> None:
-        super().__init__("the conditional request failed")
-        self.item = item
-
-
-CONDITION_FAILED = "ConditionalCheckFailed"
-CONFLICT = "TransactionConflict"
-PASSED = "None"
-
-
-@dataclass(frozen=True)
-class CancellationReason:
-    """Why DynamoDB cancelled a transaction, for one of its operations (in their order): `code` PASSED
-    (this one was fine), CONDITION_FAILED (with `item` as it was, when asked for), CONFLICT (another
-    request was changing the item), or another DynamoDB code."""
-
-    code: str = PASSED
-    message: str = ""
-    item: Item | None = None
-
-
-class TransactionCancelled(Exception):
-    """A transaction that wrote nothing, with a reason per operation."""
-
-    def __init__(self, reasons: Sequence[CancellationReason]) -> None:
-        super().__init__(", ".join(reason.code for reason in reasons))
-        self.reasons = list(reasons)
-
-    @property
-    def codes(self) -> list[str]:
-        return [reason.code for reason in self.reasons]
 
 
 @dataclass(frozen=True)
@@ -369,20 +319,6 @@ class Database(ABC):
 
     @abstractmethod
     def _transact_write_items(self, operations: Sequence[WriteOperation]) -> None: ...
-
-
-@contextmanager
-def concurrent_changes() -> Iterator[None]:
-    """A write refused for its condition, or a transaction cancelled for one or for a conflicting request, as
-    ConcurrentChange: the condition stood for what the writer read."""
-    try:
-        yield
-    except ConditionFailed:
-        raise ConcurrentChange from None
-    except TransactionCancelled as cancelled:
-        if {CONDITION_FAILED, CONFLICT} & set(cancelled.codes):
-            raise ConcurrentChange from None
-        raise
 
 
 def back_off(attempt: int) -> float:

@@ -10,20 +10,17 @@ from typing import Any
 from ott.storage.database import (
     BatchGet,
     BatchWrite,
-    CancellationReason,
     CheckItem,
-    ConditionFailed,
     Database,
     DeleteItem,
     Key,
     PutItem,
     QueryPage,
-    RecordTooLarge,
     Table,
-    TransactionCancelled,
     UpdateItem,
     WriteOperation,
 )
+from ott.storage.errors import CancellationReason, ConditionFailed, RecordTooLarge, TransactionCancelled
 from ott.storage.expressions import Condition, Renderer, render_projection
 from ott.storage.values import Item, item_from_wire, item_to_wire
 

@@ -20,25 +20,21 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ott.storage.database import (
+from ott.storage import (
     CONDITION_FAILED,
     CONFLICT,
-    BatchGet,
-    BatchWrite,
     CancellationReason,
     ConditionFailed,
-    Database,
     DeleteItem,
     Key,
     PutItem,
-    QueryPage,
     RecordTooLarge,
     Table,
     TransactionCancelled,
     UpdateItem,
     WriteOperation,
-    key_id,
 )
+from ott.storage.database import BatchGet, BatchWrite, Database, QueryPage, key_id
 from ott.storage.expressions import InvalidExpression, project
 from ott.storage.values import MAX_ITEM_BYTES, Item, item_size, item_to_wire, kind_of
 
