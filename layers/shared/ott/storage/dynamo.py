@@ -53,7 +53,7 @@ class DynamoDatabase(Database):
         }
         reply = self.client.batch_get_item(RequestItems=wire)
         found = {name: [item_from_wire(item) for item in items] for name, items in reply.get("Responses", {}).items()}
-        unprocessed = BatchGet(consistent=request.consistent)
+        unprocessed = BatchGet({}, request.consistent)
         for name, part in (reply.get("UnprocessedKeys") or {}).items():
             unprocessed.keys[tables[name]] = [item_from_wire(key) for key in part["Keys"]]
         return found, unprocessed
@@ -68,8 +68,8 @@ class DynamoDatabase(Database):
             "KeyConditionExpression": key_condition,
             "ScanIndexForward": page.forward,
         }
-        if page.index is not None:
-            request["IndexName"] = page.index
+        if page.index_name is not None:
+            request["IndexName"] = page.index_name
         else:
             request["ConsistentRead"] = page.consistent
         if page.limit is not None:

@@ -3,7 +3,7 @@ item over DynamoDB's size limit, and what a store makes of a refusal (Concurrent
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ott.errors import InvalidInput
 from ott.storage.values import Item
@@ -35,8 +35,7 @@ CONFLICT = "TransactionConflict"
 PASSED = "None"
 
 
-@dataclass(frozen=True)
-class CancellationReason:
+class CancellationReason(NamedTuple):
     """Why DynamoDB cancelled a transaction, for one of its operations (in their order): `code` PASSED
     (this one was fine), CONDITION_FAILED (with `item` as it was, when asked for), CONFLICT (another
     request was changing the item), or another DynamoDB code."""

@@ -12,10 +12,8 @@ BETWEEN, AND/OR/NOT, map paths; SET (with if_not_exists, + and -), ADD, DELETE, 
 
 import copy
 import operator
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from typing import Any
 
 from ott.storage.values import Item, kind_of, to_wire
@@ -65,13 +63,25 @@ class Renderer:
         return found
 
 
-class Operand(ABC):
-    @abstractmethod
-    def render(self, renderer: Renderer) -> str: ...
+class Node:
+    """An expression node; its fields are its __slots__ (plain classes: a dataclass costs a millisecond of every
+    function's cold start, and the nodes are many)."""
 
-    @abstractmethod
+    __slots__: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(repr(getattr(self, name)) for name in self.__slots__)})"
+
+
+class Operand(Node):
+    __slots__ = ()
+
+    def render(self, renderer: Renderer) -> str:
+        raise NotImplementedError
+
     def value_in(self, item: Item) -> Any:
         """The operand's value for `item`, MISSING when it names nothing there."""
+        raise NotImplementedError
 
     def eq(self, other: Any) -> "Condition":
         return Compare(self, "=", operand(other))
@@ -98,11 +108,13 @@ class Operand(ABC):
         return Arithmetic(self, "-", operand(other))
 
 
-@dataclass(frozen=True, eq=False)
 class Path(Operand):
     """An attribute, or a member of a map attribute (`attr("hashes", key)`)."""
 
-    parts: tuple[str, ...]
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple[str, ...]) -> None:
+        self.parts = parts
 
     def __getitem__(self, name: str) -> "Path":
         return Path((*self.parts, name))
@@ -145,9 +157,11 @@ def as_path(path: Path | str) -> Path:
     return path if isinstance(path, Path) else attr(path)
 
 
-@dataclass(frozen=True, eq=False)
 class Literal(Operand):
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
     def render(self, renderer: Renderer) -> str:
         return renderer.value(self.value)
@@ -160,9 +174,11 @@ def operand(value: Any) -> Operand:
     return value if isinstance(value, Operand) else Literal(value)
 
 
-@dataclass(frozen=True, eq=False)
 class Size(Operand):
-    path: Path
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
 
     def render(self, renderer: Renderer) -> str:
         return f"size({self.path.render(renderer)})"
@@ -174,10 +190,12 @@ class Size(Operand):
         return len(value)
 
 
-@dataclass(frozen=True, eq=False)
 class IfNotExists(Operand):
-    path: Path
-    default: Operand
+    __slots__ = ("default", "path")
+
+    def __init__(self, path: Path, default: Operand) -> None:
+        self.path = path
+        self.default = default
 
     def render(self, renderer: Renderer) -> str:
         return f"if_not_exists({self.path.render(renderer)}, {self.default.render(renderer)})"
@@ -191,11 +209,13 @@ def if_not_exists(path: Path | str, default: Any) -> Operand:
     return IfNotExists(as_path(path), operand(default))
 
 
-@dataclass(frozen=True, eq=False)
 class Arithmetic(Operand):
-    left: Operand
-    sign: str
-    right: Operand
+    __slots__ = ("left", "right", "sign")
+
+    def __init__(self, left: Operand, sign: str, right: Operand) -> None:
+        self.left = left
+        self.sign = sign
+        self.right = right
 
     def render(self, renderer: Renderer) -> str:
         return f"{self.left.render(renderer)} {self.sign} {self.right.render(renderer)}"
@@ -207,13 +227,15 @@ class Arithmetic(Operand):
         return left + right if self.sign == "+" else left - right
 
 
-class Condition(ABC):
-    @abstractmethod
-    def render(self, renderer: Renderer) -> str: ...
+class Condition(Node):
+    __slots__ = ()
 
-    @abstractmethod
+    def render(self, renderer: Renderer) -> str:
+        raise NotImplementedError
+
     def holds(self, item: Item | None) -> bool:
         """Whether the condition holds for `item` (None: no item)."""
+        raise NotImplementedError
 
     def __and__(self, other: "Condition") -> "Condition":
         return Junction(self, "AND", other)
@@ -236,11 +258,13 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-@dataclass(frozen=True, eq=False)
 class Compare(Condition):
-    left: Operand
-    sign: str
-    right: Operand
+    __slots__ = ("left", "right", "sign")
+
+    def __init__(self, left: Operand, sign: str, right: Operand) -> None:
+        self.left = left
+        self.sign = sign
+        self.right = right
 
     def render(self, renderer: Renderer) -> str:
         return f"{self.left.render(renderer)} {self.sign} {self.right.render(renderer)}"
@@ -254,10 +278,12 @@ class Compare(Condition):
         return COMPARISONS[self.sign](left, right)
 
 
-@dataclass(frozen=True, eq=False)
 class Exists(Condition):
-    path: Path
-    present: bool
+    __slots__ = ("path", "present")
+
+    def __init__(self, path: Path, present: bool) -> None:
+        self.path = path
+        self.present = present
 
     def render(self, renderer: Renderer) -> str:
         function = "attribute_exists" if self.present else "attribute_not_exists"
@@ -267,10 +293,12 @@ class Exists(Condition):
         return (self.path.value_in(item or {}) is not MISSING) == self.present
 
 
-@dataclass(frozen=True, eq=False)
 class Contains(Condition):
-    path: Path
-    member: Operand
+    __slots__ = ("member", "path")
+
+    def __init__(self, path: Path, member: Operand) -> None:
+        self.path = path
+        self.member = member
 
     def render(self, renderer: Renderer) -> str:
         return f"contains({self.path.render(renderer)}, {self.member.render(renderer)})"
@@ -289,10 +317,12 @@ class Contains(Condition):
         return False
 
 
-@dataclass(frozen=True, eq=False)
 class BeginsWith(Condition):
-    path: Path
-    prefix: Operand
+    __slots__ = ("path", "prefix")
+
+    def __init__(self, path: Path, prefix: Operand) -> None:
+        self.path = path
+        self.prefix = prefix
 
     def render(self, renderer: Renderer) -> str:
         return f"begins_with({self.path.render(renderer)}, {self.prefix.render(renderer)})"
@@ -304,11 +334,13 @@ class BeginsWith(Condition):
         return kind_of(value) == kind_of(prefix) and value.startswith(prefix)
 
 
-@dataclass(frozen=True, eq=False)
 class Between(Condition):
-    path: Path
-    low: Operand
-    high: Operand
+    __slots__ = ("high", "low", "path")
+
+    def __init__(self, path: Path, low: Operand, high: Operand) -> None:
+        self.path = path
+        self.low = low
+        self.high = high
 
     def render(self, renderer: Renderer) -> str:
         path, low, high = self.path.render(renderer), self.low.render(renderer), self.high.render(renderer)
@@ -318,11 +350,13 @@ class Between(Condition):
         return Compare(self.path, ">=", self.low).holds(item) and Compare(self.path, "<=", self.high).holds(item)
 
 
-@dataclass(frozen=True, eq=False)
 class Junction(Condition):
-    left: Condition
-    word: str  # AND, OR
-    right: Condition
+    __slots__ = ("left", "right", "word")
+
+    def __init__(self, left: Condition, word: str, right: Condition) -> None:
+        self.left = left
+        self.word = word  # AND, OR
+        self.right = right
 
     def render(self, renderer: Renderer) -> str:
         return f"({self.left.render(renderer)} {self.word} {self.right.render(renderer)})"
@@ -333,9 +367,11 @@ class Junction(Condition):
         return self.left.holds(item) or self.right.holds(item)
 
 
-@dataclass(frozen=True, eq=False)
 class Not(Condition):
-    inner: Condition
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Condition) -> None:
+        self.inner = inner
 
     def render(self, renderer: Renderer) -> str:
         return f"(NOT {self.inner.render(renderer)})"
@@ -344,14 +380,19 @@ class Not(Condition):
         return not self.inner.holds(item)
 
 
-@dataclass
 class Update:
     """An UpdateExpression: each method adds an action and returns the update, to chain them."""
 
-    sets: list[tuple[Path, Operand]] = field(default_factory=list)
-    adds: list[tuple[Path, Any]] = field(default_factory=list)
-    deletes: list[tuple[Path, Any]] = field(default_factory=list)
-    removes: list[Path] = field(default_factory=list)
+    __slots__ = ("adds", "deletes", "removes", "sets")
+
+    def __init__(self) -> None:
+        self.sets: list[tuple[Path, Operand]] = []
+        self.adds: list[tuple[Path, Any]] = []
+        self.deletes: list[tuple[Path, Any]] = []
+        self.removes: list[Path] = []
+
+    def __repr__(self) -> str:
+        return f"Update(set={self.sets}, add={self.adds}, delete={self.deletes}, remove={self.removes})"
 
     def set(self, path: Path | str, value: Any) -> "Update":
         self.sets.append((as_path(path), operand(value)))

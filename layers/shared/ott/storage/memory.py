@@ -93,7 +93,7 @@ class InMemoryDatabase(Database):
             wanted = [(table, key) for table, keys in request.keys.items() for key in keys]
             kept = len(wanted) - self._unprocessed_count(len(wanted))
             found: dict[str, list[Item]] = {}
-            unprocessed = BatchGet(consistent=request.consistent)
+            unprocessed = BatchGet({}, request.consistent)
             for number, (table, key) in enumerate(wanted):
                 if number >= kept:
                     unprocessed.keys.setdefault(table, []).append(key)
@@ -106,9 +106,9 @@ class InMemoryDatabase(Database):
             self._call("Query")
             table = page.table
             self._stored(table)
-            if page.index is not None and page.consistent:
+            if page.index_name is not None and page.consistent:
                 raise ValueError("a global secondary index is read eventually consistent only")
-            sort_key = table.index(page.index).sort_key if page.index else table.sort_key
+            sort_key = table.index_named(page.index_name).sort_key if page.index_name else table.sort_key
             ordered = sorted(
                 (
                     item
@@ -279,7 +279,7 @@ def after(candidate: tuple[Any, ...], start: tuple[Any, ...], forward: bool) -> 
 def last_key(item: Item, page: QueryPage) -> Key:
     """The LastEvaluatedKey of a page ending with `item`: the table's key, and the index's when read from one."""
     key = page.table.key_of(item)
-    if page.index is not None:
-        index = page.table.index(page.index)
+    if page.index_name is not None:
+        index = page.table.index_named(page.index_name)
         key.update({name: item[name] for name in (index.partition_key, index.sort_key) if name is not None})
     return key
