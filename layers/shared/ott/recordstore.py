@@ -17,16 +17,18 @@ from ott.storage import Database, DeleteItem, Item, PutItem, Table, attr, concur
 @dataclass(slots=True)
 class Record:
     kind: ClassVar[str]
+    key_field: ClassVar[str]  # the field whose value keys the record
     version: int = 0
 
     @property
     def key(self) -> str:
-        raise NotImplementedError
+        return str(getattr(self, self.key_field))
 
     @property
     def ttl(self) -> int | None:
-        """When DynamoDB may delete the item; readers treat a passed ttl as absent."""
-        return None
+        """When DynamoDB may delete the item (by default its `expires_at`, when it has one); readers treat a
+        passed ttl as absent."""
+        return getattr(self, "expires_at", None)
 
 
 R = TypeVar("R", bound=Record)

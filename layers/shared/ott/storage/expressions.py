@@ -209,7 +209,9 @@ def if_not_exists(path: Path | str, default: Any) -> Operand:
     return IfNotExists(as_path(path), operand(default))
 
 
-class Arithmetic(Operand):
+class Infix(Node):
+    """`left sign right`: an arithmetic operand or a comparison."""
+
     __slots__ = ("left", "right", "sign")
 
     def __init__(self, left: Operand, sign: str, right: Operand) -> None:
@@ -219,6 +221,10 @@ class Arithmetic(Operand):
 
     def render(self, renderer: Renderer) -> str:
         return f"{self.left.render(renderer)} {self.sign} {self.right.render(renderer)}"
+
+
+class Arithmetic(Infix, Operand):
+    __slots__ = ()
 
     def value_in(self, item: Item) -> Any:
         left, right = self.left.value_in(item), self.right.value_in(item)
@@ -258,16 +264,8 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-class Compare(Condition):
-    __slots__ = ("left", "right", "sign")
-
-    def __init__(self, left: Operand, sign: str, right: Operand) -> None:
-        self.left = left
-        self.sign = sign
-        self.right = right
-
-    def render(self, renderer: Renderer) -> str:
-        return f"{self.left.render(renderer)} {self.sign} {self.right.render(renderer)}"
+class Compare(Infix, Condition):
+    __slots__ = ()
 
     def holds(self, item: Item | None) -> bool:
         left, right = self.left.value_in(item or {}), self.right.value_in(item or {})
