@@ -5,11 +5,9 @@ otherwise fails its unit tests, and a clock tests set."""
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from local.resources import create_tables
 from local.template import Template
 from ott.storage import Index, Item, Table
 from ott.storage.database import key_id
@@ -33,7 +31,8 @@ class Clock:
         self.now += seconds
 
 
-def template_tables(template: Template = TEMPLATE) -> list[Table]:
+@cache
+def template_tables(template: Template = TEMPLATE) -> tuple[Table, ...]:
     """Every AWS::DynamoDB::Table of the template as a `Table`."""
     tables = []
     for logical_id, spec in template.of_type("AWS::DynamoDB::Table").items():
@@ -51,7 +50,7 @@ def template_tables(template: Template = TEMPLATE) -> list[Table]:
                 indexes=indexes,
             )
         )
-    return tables
+    return tuple(tables)
 
 
 def key_names(schema: list[dict[str, str]]) -> tuple[str, str | None]:
@@ -128,6 +127,8 @@ class TurbulentClient:
         conflicting = self.conflicts.pop()
         reasons = [{"Code": "TransactionConflict" if n == conflicting else "None"} for n in range(len(TransactItems))]
         error = {"Error": {"Code": "TransactionCanceledException", "Message": "conflict"}}
+        from botocore.exceptions import ClientError
+
         raise ClientError({**error, "CancellationReasons": reasons}, "TransactWriteItems")
 
     def _split(self, entries: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -182,6 +183,8 @@ def moto_database(clock: Any = None) -> Iterator[MotoDatabase]:
     """A MotoDatabase over a fresh moto account holding the template's tables only (quicker than every
     resource of `emulated_account`)."""
     from moto import mock_aws
+
+    from local.resources import create_tables
 
     with mock_aws():
         client = shared_boto3_session().client("dynamodb")

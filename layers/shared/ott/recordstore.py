@@ -8,6 +8,7 @@ read) and the changes of one request commit together in one transaction, across 
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import ClassVar, Protocol, TypeVar
 
 from ott import storage
@@ -83,6 +84,7 @@ class RecordStore(Counters, Protocol):
     def commit(self, changes: Sequence[Put | Delete]) -> None: ...
 
 
+@cache
 def record_table(name: str) -> Table:
     """A table of records: `pk` = `<KIND>#<key>`, and `ttl`."""
     return Table(name, "pk", ttl="ttl")
@@ -92,8 +94,14 @@ def pk(kind: type[Record] | str, key: str) -> str:
     return f"{kind if isinstance(kind, str) else kind.kind}#{key}"
 
 
+CONTENT_FIELDS: dict[type[Record], tuple[str, ...]] = {}  # by kind: what its `doc` holds (all but the version)
+
+
 def to_item(record: Record) -> Item:
-    content = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "version"}
+    kind = type(record)
+    if kind not in CONTENT_FIELDS:
+        CONTENT_FIELDS[kind] = tuple(f.name for f in fields(record) if f.name != "version")
+    content = {name: getattr(record, name) for name in CONTENT_FIELDS[kind]}
     item: Item = {
         "pk": pk(type(record), record.key),
         "v": record.version,

@@ -11,6 +11,7 @@ for tests. Both run the same loops, so a test of a store over memory exercises t
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import count
 from typing import Any, NamedTuple
 
@@ -138,7 +139,7 @@ class Database(ABC):
         """The condition that no live item is at the key: none, or one whose TTL has passed."""
         if table.ttl is None:
             return attr(table.partition_key).not_exists()
-        return attr(table.partition_key).not_exists() | attr(table.ttl).le(self.now())
+        return absent_or_expired_at(table.partition_key, table.ttl, self.now())
 
     # Reads
 
@@ -312,6 +313,12 @@ class Database(ABC):
 
     @abstractmethod
     def _transact_write_items(self, operations: Sequence[WriteOperation]) -> None: ...
+
+
+@lru_cache(maxsize=16)
+def absent_or_expired_at(partition_key: str, ttl: str, now: int) -> Condition:
+    """Built once a second per table: a request writes several items under it (conditions are immutable)."""
+    return attr(partition_key).not_exists() | attr(ttl).le(now)
 
 
 def back_off(attempt: int) -> float:

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from ott import aws
 from ott.storage.database import (
     BatchGet,
     BatchWrite,
@@ -21,7 +22,7 @@ from ott.storage.database import (
     WriteOperation,
 )
 from ott.storage.errors import CancellationReason, ConditionFailed, RecordTooLarge, TransactionCancelled
-from ott.storage.expressions import Condition, Renderer, render_projection
+from ott.storage.expressions import Condition, Renderer, render_projection, rendered_alone
 from ott.storage.values import Item, item_from_wire, item_to_wire
 
 
@@ -35,11 +36,7 @@ class DynamoDatabase(Database):
 
     @property
     def client(self) -> Any:
-        if self._client is not None:
-            return self._client
-        from ott.aws import client
-
-        return client("dynamodb")
+        return self._client if self._client is not None else aws.client("dynamodb")
 
     def _get_item(self, table: Table, key: Key, consistent: bool) -> Item | None:
         reply = self.client.get_item(TableName=table.name, Key=item_to_wire(key), ConsistentRead=consistent)
@@ -126,20 +123,24 @@ class DynamoDatabase(Database):
 
 def write_request(operation: WriteOperation) -> dict[str, Any]:
     """The parameters of a PutItem, UpdateItem, DeleteItem or ConditionCheck, as one call or in a transaction."""
-    renderer = Renderer()
     request: dict[str, Any] = {"TableName": operation.table.name}
     if isinstance(operation, PutItem):
         request["Item"] = item_to_wire(operation.item)
     else:
         request["Key"] = item_to_wire(operation.key)
-    if isinstance(operation, UpdateItem):
-        request["UpdateExpression"] = operation.update.render(renderer)
     condition: Condition | None = operation.condition
-    if condition is not None:
-        request["ConditionExpression"] = condition.render(renderer)
-        if operation.return_old_on_failure:
-            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-    return {**request, **renderer.placeholders()}
+    if isinstance(operation, UpdateItem):  # the update and its condition share the placeholders
+        renderer = Renderer()
+        request["UpdateExpression"] = operation.update.render(renderer)
+        if condition is not None:
+            request["ConditionExpression"] = condition.render(renderer)
+        request.update(renderer.placeholders())
+    elif condition is not None:
+        request["ConditionExpression"], placeholders = rendered_alone(condition)
+        request.update(placeholders)
+    if condition is not None and operation.return_old_on_failure:
+        request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return request
 
 
 @contextmanager

@@ -10,13 +10,13 @@ Only what the stores use is here: comparisons, attribute_exists/not_exists, cont
 BETWEEN, AND/OR/NOT, map paths; SET (with if_not_exists, + and -), ADD, DELETE, REMOVE.
 """
 
-import copy
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
 from typing import Any
 
-from ott.storage.values import Item, kind_of, to_wire
+from ott.storage.values import Item, copied, kind_of, to_wire
 
 
 class Missing:
@@ -43,10 +43,11 @@ class Renderer:
         self._placeholders: dict[str, str] = {}
 
     def name(self, name: str) -> str:
-        if name not in self._placeholders:
-            self._placeholders[name] = f"#n{len(self._placeholders)}"
-            self.names[self._placeholders[name]] = name
-        return self._placeholders[name]
+        placeholder = self._placeholders.get(name)
+        if placeholder is None:
+            placeholder = self._placeholders[name] = f"#n{len(self._placeholders)}"
+            self.names[placeholder] = name
+        return placeholder
 
     def value(self, value: Any) -> str:
         placeholder = f":v{len(self.values)}"
@@ -120,6 +121,8 @@ class Path(Operand):
         return Path((*self.parts, name))
 
     def render(self, renderer: Renderer) -> str:
+        if len(self.parts) == 1:  # nearly every path: spare the join
+            return renderer.name(self.parts[0])
         return ".".join(renderer.name(part) for part in self.parts)
 
     def value_in(self, item: Item) -> Any:
@@ -438,9 +441,9 @@ class Update:
         """The item as DynamoDB leaves it: every value computed from the item before the update."""
         self.targets()
         values = [(path, value.value_in(item)) for path, value in self.sets]
-        changed = copy.deepcopy(item)
+        changed = copied(item)
         for path, value in values:
-            assign(changed, path, copy.deepcopy(value))
+            assign(changed, path, copied(value))
         for path, value in self.adds:
             assign(changed, path, added(path.value_in(changed), value))
         for path, members in self.deletes:
@@ -457,7 +460,7 @@ class Update:
 
 def added(present: Any, value: Any) -> Any:
     if present is MISSING:
-        return copy.deepcopy(value)
+        return copied(value)
     if kind_of(present) != kind_of(value) or kind_of(value) not in ("N", "SS", "NS", "BS"):
         raise InvalidExpression("ADD takes a number to a number or members to a set of their type")
     return present + value if kind_of(value) == "N" else present | set(value)
@@ -483,6 +486,15 @@ def unassign(item: Item, path: Path) -> None:
         parent.pop(path.parts[-1], None)
 
 
+@lru_cache(maxsize=32)
+def rendered_alone(condition: Condition) -> tuple[str, dict[str, Any]]:
+    """A condition that is a request's only expression, rendered with its placeholders. Nodes hash by identity
+    and are immutable: a condition built once and used for many writes (`Database.absent_or_expired`) is
+    rendered once. The placeholders are shared: callers do not change them."""
+    renderer = Renderer()
+    return condition.render(renderer), renderer.placeholders()
+
+
 def render_projection(paths: Iterable[Path | str], renderer: Renderer) -> str:
     return ", ".join(as_path(path).render(renderer) for path in paths)
 
@@ -497,5 +509,5 @@ def project(item: Item, paths: Iterable[Path | str]) -> Item:
         target = found
         for part in path.parts[:-1]:
             target = target.setdefault(part, {})
-        target[path.parts[-1]] = copy.deepcopy(value)
+        target[path.parts[-1]] = copied(value)
     return found

@@ -13,7 +13,6 @@ behave as DynamoDB's do where the stores depend on it (tests/contract holds the 
 next calls come back as DynamoDB does under load, so that the retry paths run.
 """
 
-import copy
 import threading
 import time
 from collections import Counter
@@ -34,9 +33,9 @@ from ott.storage import (
     UpdateItem,
     WriteOperation,
 )
-from ott.storage.database import BatchGet, BatchWrite, Database, QueryPage, key_id
+from ott.storage.database import BatchGet, BatchWrite, Database, QueryPage, key_id, write_key
 from ott.storage.expressions import InvalidExpression, project
-from ott.storage.values import MAX_ITEM_BYTES, Item, item_size, item_to_wire, kind_of
+from ott.storage.values import MAX_ITEM_BYTES, Item, copied, item_size, item_to_wire, kind_of
 
 PAGE_BYTES = 1024 * 1024  # a Query page holds at most 1 MB of items
 
@@ -60,7 +59,7 @@ class InMemoryDatabase(Database):
         name = table if isinstance(table, str) else table.name
         with self._lock:
             stored = self._items[name]
-            return [copy.deepcopy(stored[key]) for key in sorted(stored)]
+            return [copied(stored[key]) for key in sorted(stored)]
 
     def throttle_batches(self, count: int) -> None:
         """The next `count` BatchGetItem/BatchWriteItem calls hand back half their keys or items (at least
@@ -85,7 +84,7 @@ class InMemoryDatabase(Database):
         with self._lock:
             self._call("GetItem")
             item = self._stored(table).get(key_id(table, key))
-            return copy.deepcopy(item)
+            return copied(item)
 
     def _batch_get_item(self, request: BatchGet) -> tuple[dict[str, list[Item]], BatchGet]:
         with self._lock:
@@ -98,7 +97,7 @@ class InMemoryDatabase(Database):
                 if number >= kept:
                     unprocessed.keys.setdefault(table, []).append(key)
                 elif (item := self._stored(table).get(key_id(table, key))) is not None:
-                    found.setdefault(table.name, []).append(copy.deepcopy(item))
+                    found.setdefault(table.name, []).append(copied(item))
             return found, unprocessed
 
     def _query(self, page: QueryPage) -> tuple[list[Item], Key | None]:
@@ -148,7 +147,7 @@ class InMemoryDatabase(Database):
             self._check(operation)
             item = self._updated(operation)
             self._store(operation.table, item)
-            return copy.deepcopy(item) if return_new else None
+            return copied(item) if return_new else None
 
     def _delete_item(self, operation: DeleteItem) -> None:
         with self._lock:
@@ -160,14 +159,14 @@ class InMemoryDatabase(Database):
         with self._lock:
             self._call("BatchWriteItem")
             kept = len(writes) - self._unprocessed_count(len(writes))
-            for write in writes[:kept]:
-                if isinstance(write, PutItem):
-                    checked(write.table, write.item)
-            for write in writes[:kept]:
-                if isinstance(write, PutItem):
-                    self._store(write.table, write.item)
+            # Every item checked before any is written: DynamoDB refuses the whole call.
+            puts = [checked(write.table, write.item) if isinstance(write, PutItem) else None for write in writes[:kept]]
+            for write, item in zip(writes[:kept], puts, strict=True):
+                stored = self._stored(write.table)
+                if item is not None:
+                    stored[key_id(write.table, item)] = item
                 else:
-                    self._stored(write.table).pop(key_id(write.table, write.key), None)
+                    stored.pop(key_id(write.table, write_key(write)), None)
             return writes[kept:]
 
     def _transact_write_items(self, operations: Sequence[WriteOperation]) -> None:
@@ -219,7 +218,7 @@ class InMemoryDatabase(Database):
         current = self._current(operation)
         if operation.condition is None or operation.condition.holds(current):
             return CancellationReason()
-        item = copy.deepcopy(current) if operation.return_old_on_failure else None
+        item = copied(current) if operation.return_old_on_failure else None
         return CancellationReason(CONDITION_FAILED, "The conditional request failed", item)
 
     def _check(self, operation: WriteOperation) -> None:
@@ -240,7 +239,7 @@ class InMemoryDatabase(Database):
     def _handed_out(self, items: list[Item], page: QueryPage) -> list[Item]:
         if page.projection:
             return [project(item, page.projection) for item in items]
-        return [copy.deepcopy(item) for item in items]
+        return [copied(item) for item in items]
 
     def _unprocessed_count(self, requested: int) -> int:
         if not self._throttled_batches or not requested:
@@ -257,7 +256,7 @@ def checked(table: Table, item: Item) -> Item:
             raise ValueError(f"the key attribute {name} must be a string, a number or bytes")
     if item_size(item) > MAX_ITEM_BYTES:
         raise RecordTooLarge
-    return copy.deepcopy(item)
+    return copied(item)
 
 
 def target_key(operation: WriteOperation) -> Key:

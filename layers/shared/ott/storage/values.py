@@ -16,6 +16,11 @@ MAX_ITEM_BYTES = 400 * 1024
 
 def to_wire(value: Any) -> dict[str, Any]:
     """The attribute value of `value` (`{"S": "text"}`, `{"N": "42"}`, ...)."""
+    exact = type(value)  # the common types first, by identity: this runs for every attribute of every write
+    if exact is str:
+        return {"S": value}
+    if exact is int:
+        return {"N": str(value)}
     if isinstance(value, bool):
         return {"BOOL": value}
     if isinstance(value, int | Decimal):
@@ -73,16 +78,23 @@ def from_wire(value: Mapping[str, Any]) -> Any:
 
 
 def number(text: str) -> int | Decimal:
-    exact = Decimal(text)
-    return int(exact) if exact == exact.to_integral_value() else exact
+    try:
+        return int(text)
+    except ValueError:  # a fraction or an exponent
+        exact = Decimal(text)
+        return int(exact) if exact == exact.to_integral_value() else exact
 
 
 def item_to_wire(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: to_wire(value) for name, value in item.items()}
+    # Strings and integers inline: most attributes are, and this runs for every item written.
+    return {
+        name: {"S": value} if type(value) is str else {"N": str(value)} if type(value) is int else to_wire(value)
+        for name, value in item.items()
+    }
 
 
 def item_from_wire(wire: Mapping[str, Any]) -> Item:
-    return {name: from_wire(value) for name, value in wire.items()}
+    return {name: value["S"] if "S" in value else from_wire(value) for name, value in wire.items()}
 
 
 def kind_of(value: Any) -> str:
@@ -106,6 +118,19 @@ def kind_of(value: Any) -> str:
     raise TypeError(f"DynamoDB stores no {type(value).__name__}")
 
 
+def copied(value: Any) -> Any:
+    """A copy of a plain value as deep as it goes: maps, lists and sets are new, the rest is immutable (cheaper
+    than copy.deepcopy, which the in-memory database would call for every item it hands over)."""
+    kind = type(value)
+    if kind is dict:
+        return {name: copied(member) for name, member in value.items()}
+    if kind is list:
+        return [copied(member) for member in value]
+    if kind is set:
+        return set(value)
+    return value
+
+
 def item_size(item: Mapping[str, Any]) -> int:
     """The item's size as DynamoDB documents it ("Item sizes and formats"): each attribute's name in UTF-8
     bytes plus its value's size."""
@@ -113,6 +138,8 @@ def item_size(item: Mapping[str, Any]) -> int:
 
 
 def value_size(value: Any) -> int:
+    if type(value) is str:  # most attributes
+        return len(value.encode())
     if isinstance(value, bool) or value is None:
         return 1
     if isinstance(value, int | Decimal):
