@@ -29,13 +29,13 @@ from ott.storage.expressions import (
 from ott.storage.values import Item
 
 Key = dict[str, Any]
-# The values below are NamedTuples, not dataclasses: a dataclass costs about a millisecond of every function's
-# cold start to create, a NamedTuple a fifth of that.
 BATCH_GET_LIMIT = 100  # keys of one BatchGetItem
 BATCH_WRITE_LIMIT = 25  # requests of one BatchWriteItem
 TRANSACTION_LIMIT = 100  # operations of one TransactWriteItems
 
 
+# The values below are NamedTuples, not dataclasses: a dataclass costs about a millisecond of every function's
+# cold start to create, a NamedTuple a fifth of that.
 class Index(NamedTuple):
     """A global secondary index: its name and key attributes."""
 
