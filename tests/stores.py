@@ -1,9 +1,10 @@
 """Every service's store over a database (tests.databases), its tables named as template.yaml names them:
 what unit tests use in place of hand-written fakes, and what the contract runs over memory and moto alike."""
 
+from typing import TYPE_CHECKING
+
 from ott.auth.store import auth_records
 from ott.channels.store import DynamoChannelStore
-from ott.launcher.store import DynamoLauncherStore
 from ott.nichecontent.store import DynamoNicheStore
 from ott.phoneconfirm.store import phone_records
 from ott.recordstore import DynamoRecordStore
@@ -12,6 +13,9 @@ from ott.registry.store import DynamoRegistryStore, registry_pointer
 from ott.storage import Database
 from ott.tvguide.store import DynamoGuideStore
 from tests.conftest import TEMPLATE
+
+if TYPE_CHECKING:
+    from ott.launcher.store import DynamoLauncherStore
 
 
 def name(logical_id: str) -> str:
@@ -47,8 +51,10 @@ def niche_store(database: Database) -> DynamoNicheStore:
     return DynamoNicheStore(database, name("NicheContentTable"))
 
 
-def launcher_store(database: Database, *, with_registry: bool = False) -> DynamoLauncherStore:
+def launcher_store(database: Database, *, with_registry: bool = False) -> "DynamoLauncherStore":
     """With the registry: the block and the registry's pointer read in one call, as the public views do."""
+    from ott.launcher.store import DynamoLauncherStore  # when used: it imports the X-Ray SDK (a third of a second)
+
     return DynamoLauncherStore(database, name("LauncherTable"), registry_pointer() if with_registry else None)
 
 
