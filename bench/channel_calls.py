@@ -59,6 +59,7 @@ def report_channel_calls() -> int:
     from ott.channels.service import publish
     from ott.channels.validation import validate_configuration
     from ott.config import reset_settings
+    from ott.storage.dynamo import dynamo_database
 
     failures = 0
     print("\nDynamoDB calls of GET /channels (moto)")
@@ -68,7 +69,7 @@ def report_channel_calls() -> int:
         reset_settings()
         create_all(template, client)
         handler = importlib.import_module("functions.channels_list.app").lambda_handler
-        channel_store = storage.DynamoChannelStore(client("dynamodb"), template.physical_name("ChannelsTable"))
+        channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"))
         for count in SIZES:
             info = publish(channel_store, validate_configuration(configuration(count)), "bench", datetime.now(UTC))
             for state in ("cold", "warm"):

@@ -206,6 +206,7 @@ def report_guide_calls() -> int:
     from ops.registry_load import load
     from ott.aws import client, reset_clients
     from ott.config import reset_settings
+    from ott.storage.dynamo import dynamo_database
     from ott.tvguide.config import GuideConfig
     from ott.tvguide.importer import import_guide
     from ott.tvguide.mapping import channel_id_of
@@ -221,7 +222,7 @@ def report_guide_calls() -> int:
             reset_settings()
             create_all(template, client)
             load(ROOT / "local" / "demo" / "registry.yaml", template.physical_name("RegistryTable"), client("dynamodb"))
-            store = DynamoGuideStore(client("dynamodb"), template.physical_name("GuideTable"))
+            store = DynamoGuideStore(dynamo_database(), template.physical_name("GuideTable"))
             zone = Zone(name="Europe/Moscow", geo=["Europe/Moscow"], timezone="Europe/Moscow", territories=[3])
             store.save_configuration(GuideConfig(zones=[zone]), 0)
             data = "".join(guide_lines(size, DAYS, 4, today)).encode()

@@ -136,6 +136,7 @@ def report_registry_scale() -> int:
     from ott.config import reset_settings
     from ott.registry.catalog import compile_catalog, parse_catalog
     from ott.registry.store import DynamoRegistryStore
+    from ott.storage.dynamo import DynamoDatabase
 
     print("\nRegistry at scale (iptv-org countries, subdivisions, cities in moto): calls, bytes read, reply bytes")
     print(f"{'request':34} {'territories':>11} {'prefixes':>8} {'calls':>5} {'read':>9} {'json':>8} {'xml':>8}")
@@ -148,7 +149,7 @@ def report_registry_scale() -> int:
             reset_settings()
             create_all(template, client)
             dynamodb = client("dynamodb")
-            store = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), "")
+            store = DynamoRegistryStore(DynamoDatabase(dynamodb), template.physical_name("RegistryTable"), "")
             started = time.monotonic()
             with Metered(dynamodb) as (calls, _):
                 written = store.replace_catalog(compile_catalog(parse_catalog(document)))

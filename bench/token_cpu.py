@@ -24,7 +24,7 @@ class StubDynamoDB:
     def __init__(self) -> None:
         self.items: dict[str, dict[str, Any]] = {}
 
-    def get_item(self, TableName: str, Key: dict) -> dict:  # noqa: N803 - boto3's argument names
+    def get_item(self, TableName: str, Key: dict, **_: Any) -> dict:  # noqa: N803 - boto3's argument names
         item = self.items.get(Key["pk"]["S"])
         return {"Item": item} if item else {}
 
@@ -64,12 +64,14 @@ def report_token_cpu() -> int:
     from ott.auth.store import auth_records
     from ott.aws import use_client
     from ott.config import reset_settings
+    from ott.storage.dynamo import DynamoDatabase
 
     stub = StubDynamoDB()
     use_client("dynamodb", stub)
     reset_settings()  # the raised anonymous limit above
     grants = ["vendor:anonymous", "refresh_token"]
-    register_client(auth_records(stub, os.environ["AUTH_TABLE"]), "bench-tv", "Bench", grants, secret="bench-secret")
+    store = auth_records(DynamoDatabase(stub), os.environ["AUTH_TABLE"])
+    register_client(store, "bench-tv", "Bench", grants, secret="bench-secret")
     event = sample_event("auth_token")
     credentials = {"client_id": "bench-tv", "client_secret": "bench-secret"}
 

@@ -24,6 +24,8 @@ from ott.nichecontent.transitions import RetryPolicy
 from ott.recordstore import RecordStore
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import DynamoRegistryStore
+from ott.storage import Database
+from ott.storage.dynamo import DynamoDatabase
 from ott.tvguide.store import DynamoGuideStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
@@ -40,23 +42,25 @@ DEMO_SERVICES = ("channels", "nichecontent", "tvguide", "launcher")
 
 
 def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEMO_SERVICES) -> None:
-    """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs)."""
-    registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
+    """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs), with
+    `dynamodb`, the emulator's client."""
+    database = DynamoDatabase(dynamodb)
+    registry = DynamoRegistryStore(database, template.physical_name("RegistryTable"), reports_table="")
     registry.replace_catalog(compile_catalog(parse_catalog(demo_document("registry.yaml"))))
-    seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
+    seed_auth(auth_records(database, template.physical_name("AuthTable")))
     if "channels" in services:
-        seed_channels(template, dynamodb)
+        seed_channels(template, database)
     if "nichecontent" in services:
-        niche = DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable"))
+        niche = DynamoNicheStore(database, template.physical_name("NicheContentTable"))
         seed_niche_content(niche, datetime.now(UTC))
-    guide = DynamoGuideStore(dynamodb, template.physical_name("GuideTable"))
+    guide = DynamoGuideStore(database, template.physical_name("GuideTable"))
     if "tvguide" in services:
         seed_guide(guide, datetime.now(UTC).date())
     if "launcher" in services:
         block = demo_document("launcher.yaml")
         if "tvguide" in services:
             bind_to_demo_guide(block, guide, datetime.now(UTC))
-        seed_launcher(template, dynamodb, block)
+        seed_launcher(template, database, block)
 
 
 # The zone of 127.0.0.1 in the demo data: the demo block's telecast poster names a telecast of its guide.
@@ -73,9 +77,9 @@ def bind_to_demo_guide(block: dict[str, Any], guide: DynamoGuideStore, now: date
                 poster["telecast_id"] = found
 
 
-def seed_channels(template: Template, dynamodb: Any) -> None:
+def seed_channels(template: Template, database: Database) -> None:
     """The demo channel configuration (local/demo/channels.yaml) as its first version."""
-    store = DynamoChannelStore(dynamodb, template.physical_name("ChannelsTable"))
+    store = DynamoChannelStore(database, template.physical_name("ChannelsTable"))
     publish(store, validate_configuration(demo_document("channels.yaml")), "channels.yaml", datetime.now(UTC))
 
 
@@ -125,7 +129,7 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
             update_status(store, RetryPolicy(), update, MachineClient(progress["encoder"]), now)
 
 
-def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> None:
+def seed_launcher(template: Template, database: Database, block: dict[str, Any]) -> None:
     """The demo block (local/demo/launcher.yaml), loaded as ops.launcher_load loads it, and the demo clicks
     of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
     from ott.launcher.guide import programme_guide
@@ -133,10 +137,10 @@ def seed_launcher(template: Template, dynamodb: Any, block: dict[str, Any]) -> N
     from ott.launcher.service import answer_posters, count_click, load_block, take_snapshot
     from ott.launcher.store import DynamoLauncherStore
 
-    store = DynamoLauncherStore(dynamodb, template.physical_name("LauncherTable"))
+    store = DynamoLauncherStore(database, template.physical_name("LauncherTable"))
     now = datetime.now(UTC)
     load_block(store, block, programme_guide(), now)
-    registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
+    registry = DynamoRegistryStore(database, template.physical_name("RegistryTable"), reports_table="")
     seen = answer_posters(store, registry, Device("127.0.0.1"), PostersParams(), now).snapshot_hash
     clicks = demo_document("launcher_clicks.yaml")["clicks"]
     for group, entry in enumerate(clicks):

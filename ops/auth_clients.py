@@ -7,7 +7,7 @@ python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--
 import argparse
 import sys
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.auth.admin import register_client
 from ott.auth.policy import DEFAULT_SCOPES, GRANTS, SCOPES
 from ott.auth.store import auth_records
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
     add_target(parser)
     args = parser.parse_args(argv)
-    store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
+    store = auth_records(database(args), output(args, "AuthTableName"))
     try:
         secret = register_client(
             store,

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.auth.admin import LegacyToken, import_legacy
 from ott.auth.store import auth_records
 from ott.recordstore import ConcurrentChange
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tokens = read_tokens(args.file)  # the whole file is read and checked before anything is written
-        store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
+        store = auth_records(database(args), output(args, "AuthTableName"))
         count = import_legacy(store, tokens)
     except ValueError as error:
         print(error, file=sys.stderr)

@@ -12,7 +12,7 @@ import argparse
 import getpass
 import sys
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.auth.admin import UNCHANGED, create_user, update_user
 from ott.auth.policy import STAFF_SCOPES
 from ott.auth.store import auth_records
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--no-staff-scope and --no-home need --update")
     if (args.no_staff_scope and args.staff_scope) or (args.no_home and (args.contractor or args.territory)):
         parser.error("--no-staff-scope or --no-home contradicts a value given")
-    store = auth_records(aws_client(args, "dynamodb"), output(args, "AuthTableName"))
+    store = auth_records(database(args), output(args, "AuthTableName"))
     if args.update:
         try:
             account = update_user(

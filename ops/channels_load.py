@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, convert_m3u
 from ott.channels.service import VersionError, publish, rollback, stored_configuration
 from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             valid = read_configuration(args.file)
             warnings, done = valid.warnings, f"valid: {len(valid.channel_list.channels)} channels"
         else:
-            store = DynamoChannelStore(aws_client(args, "dynamodb"), output(args, "ChannelsTableName"))
+            store = DynamoChannelStore(database(args), output(args, "ChannelsTableName"))
             warnings, done = [], ""
             if args.versions:
                 current, kept = store.current(), sorted(store.versions(), key=lambda info: info.version)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.http.request import describe
+from ott.storage.dynamo import DynamoDatabase
 from ott.text import unsafe_text
 from ott.tvguide.config import GuideConfig, duplicates
 from ott.tvguide.store import DynamoGuideStore
@@ -58,7 +59,7 @@ def repeated_keys(document: dict[str, Any]) -> list[str]:
 
 def load(path: Path, table: str, dynamodb: Any) -> GuideConfig:
     config = read_config(path)
-    store = DynamoGuideStore(dynamodb, table)
+    store = DynamoGuideStore(DynamoDatabase(dynamodb), table)
     _, version = store.configuration()
     store.save_configuration(config, version)
     return config

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, aws_client, database, output
 from ott.tvguide.importer import check_xmltv, import_guide, report_document
 from ott.tvguide.inbox import zone_key
 from ott.tvguide.store import DynamoGuideStore
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except (NotXmltv, OSError) as error:
         print(f"{args.file}: not imported: {error}", file=sys.stderr)
         return 2
-    store = DynamoGuideStore(aws_client(args, "dynamodb"), output(args, "GuideTableName"))
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
     if args.check:
         report = import_guide(store, lambda: args.file.open("rb"), args.zone, write=False)
         print_report({**report_document(report, args.zone), "status": "valid"})

@@ -25,6 +25,7 @@ from ott.launcher.block import BlockError, LauncherBlock
 from ott.launcher.guide import SummariesLookup, programme_guide
 from ott.launcher.service import SnapshotNotSaved, check_block, load_block
 from ott.launcher.store import DynamoLauncherStore
+from ott.storage.dynamo import DynamoDatabase
 
 
 def read_block(path: Path) -> object:
@@ -35,7 +36,7 @@ def read_block(path: Path) -> object:
 
 
 def load(path: Path, table: str, dynamodb: Any, guide: SummariesLookup, now: datetime) -> LauncherBlock:
-    return load_block(DynamoLauncherStore(dynamodb, table), read_block(path), guide, now).block
+    return load_block(DynamoLauncherStore(DynamoDatabase(dynamodb), table), read_block(path), guide, now).block
 
 
 def guide_of(args: argparse.Namespace) -> SummariesLookup:

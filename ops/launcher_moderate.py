@@ -10,7 +10,7 @@ import getpass
 import sys
 from datetime import UTC, datetime
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.errors import DomainError
 from ott.launcher.selection import valid_approval
 from ott.launcher.service import SnapshotNotSaved, approve_poster
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     for action in (pending, approve):
         add_target(action)
     args = parser.parse_args(argv)
-    store = DynamoLauncherStore(aws_client(args, "dynamodb"), output(args, "LauncherTableName"))
+    store = DynamoLauncherStore(database(args), output(args, "LauncherTableName"))
     if args.action == "pending":
         current = store.current()
         for entry in current.block.posters if current else []:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.errors import DomainError
 from ott.nichecontent.intake import IntakeError, NewItem, parse_add_file
 from ott.nichecontent.models import NicheItem
@@ -53,7 +53,7 @@ def describe(item: NicheItem) -> str:
 
 
 def store_of(args: argparse.Namespace) -> DynamoNicheStore:
-    return DynamoNicheStore(aws_client(args, "dynamodb"), output(args, "NicheContentTableName"))
+    return DynamoNicheStore(database(args), output(args, "NicheContentTableName"))
 
 
 def run(args: argparse.Namespace) -> str:

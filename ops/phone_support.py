@@ -7,7 +7,7 @@ after checking it by other means. The account's confirmed phone is recorded as b
 import argparse
 import sys
 
-from ops.target import add_target, aws_client, output
+from ops.target import add_target, database, output
 from ott.phoneconfirm.service import RequestError, confirm_by_support
 from ott.phoneconfirm.store import phone_records
 
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     add_target(parser, table=False)
     args = parser.parse_args(argv)
     tables = output(args, "PhoneTableName"), output(args, "AuthTableName")
-    store = phone_records(aws_client(args, "dynamodb"), *tables)
+    store = phone_records(database(args), *tables)
     try:
         request = confirm_by_support(store, args.request_id)
     except RequestError as error:

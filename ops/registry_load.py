@@ -15,6 +15,7 @@ from ops.documents import DocumentError, read_document
 from ops.target import add_target, aws_client, output
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore
+from ott.storage.dynamo import DynamoDatabase
 
 
 def read_catalog(path: Path) -> CatalogSnapshot:
@@ -34,7 +35,7 @@ def load(path: Path, table: str, dynamodb: Any) -> CatalogSnapshot:
 
 def write(snapshot: CatalogSnapshot, table: str, dynamodb: Any) -> int:
     """Write what changed since the last load; readers switch to the new registry when it is complete."""
-    return DynamoRegistryStore(dynamodb, table, reports_table="").replace_catalog(snapshot)
+    return DynamoRegistryStore(DynamoDatabase(dynamodb), table, reports_table="").replace_catalog(snapshot)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 
     add_target(parser, check=True)          # --stack NAME | --local | --table NAME | --check
     dynamodb = aws_client(args, "dynamodb") # pointed at the emulator for --local
-    table = output(args, "RegistryTableName")
+    store = auth_records(database(args), output(args, "AuthTableName"))  # a store over that client
 """
 
 import argparse
@@ -14,6 +14,7 @@ from typing import Any
 import boto3
 
 from local.announce import local_stack_file
+from ott.storage.dynamo import DynamoDatabase
 
 
 class NoLocalStack(RuntimeError):
@@ -50,6 +51,11 @@ def aws_client(args: argparse.Namespace, service: str) -> Any:
             aws_secret_access_key="local",  # noqa: S106 - the emulator takes any
         )
     return boto3.client(service)
+
+
+def database(args: argparse.Namespace) -> DynamoDatabase:
+    """The storage layer over the target's DynamoDB (the emulator for --local)."""
+    return DynamoDatabase(aws_client(args, "dynamodb"))
 
 
 def output(args: argparse.Namespace, key: str) -> str:

@@ -24,6 +24,7 @@ from ott.launcher.service import MODERATOR_SCOPE
 from ott.launcher.store import DynamoLauncherStore
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import DynamoRegistryStore
+from ott.storage.dynamo import dynamo_database
 from tests.conftest import DEMO_REGISTRY, TEMPLATE
 from tests.integration.conftest import invoke, one_call_at_a_time
 
@@ -72,7 +73,7 @@ def moderator(demo) -> dict:
 
 @pytest.fixture
 def store(demo) -> DynamoLauncherStore:
-    return DynamoLauncherStore(client("dynamodb"), TEMPLATE.physical_name("LauncherTable"))
+    return DynamoLauncherStore(dynamo_database(), TEMPLATE.physical_name("LauncherTable"))
 
 
 def test_the_public_block_is_in_file_order_without_hidden_posters_in_json_and_xml(demo):

@@ -12,12 +12,13 @@ from ott.auth.records import Client, DataTree, Pin
 from ott.auth.store import auth_records
 from ott.aws import client
 from ott.recordstore import ConcurrentChange, RecordTooLarge, changed, created
+from ott.storage.dynamo import DynamoDatabase, dynamo_database
 from tests.integration.conftest import one_call_at_a_time
 
 
 @pytest.fixture
 def store(aws):
-    return auth_records(client("dynamodb"), "AuthTable")
+    return auth_records(dynamo_database(), "AuthTable")
 
 
 def huge_tree(account_id: int) -> DataTree:
@@ -47,7 +48,7 @@ def test_an_expired_item_counts_as_absent_when_a_new_one_is_created(store):
 def test_parallel_wrong_passwords_against_dynamodb_are_limited(demo, monkeypatch):
     dynamodb = client("dynamodb")
     one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
-    store = auth_records(dynamodb, "AuthTable")
+    store = auth_records(DynamoDatabase(dynamodb), "AuthTable")
     policy = AuthPolicy()
     demo_tv = store.get(Client, "demo-tv")
     now = datetime.now(UTC)

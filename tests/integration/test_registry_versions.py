@@ -14,6 +14,8 @@ from ott.registry.layout import entities
 from ott.registry.params import TerritoriesParams
 from ott.registry.service import list_territories
 from ott.registry.store import INDEX_KEY, LOAD_LEASE_SECONDS, ConcurrentLoad, DynamoRegistryStore
+from ott.storage.dynamo import dynamo_database
+from ott.storage.values import item_to_wire
 from tests.conftest import DEMO_REGISTRY, TEMPLATE
 
 
@@ -22,7 +24,7 @@ def demo_document() -> dict:
 
 
 def store() -> DynamoRegistryStore:
-    return DynamoRegistryStore(client("dynamodb"), TEMPLATE.physical_name("RegistryTable"), "")
+    return DynamoRegistryStore(dynamo_database(), TEMPLATE.physical_name("RegistryTable"), "")
 
 
 def renamed(document: dict, territory_id: int, name: str) -> dict:
@@ -112,7 +114,7 @@ def test_a_second_load_while_one_is_writing_is_refused_and_the_first_is_publishe
 def age_the_claim(seconds: int) -> None:
     client("dynamodb").update_item(
         TableName=TEMPLATE.physical_name("RegistryTable"),
-        Key=INDEX_KEY,
+        Key=item_to_wire(INDEX_KEY),
         UpdateExpression="SET pendingSince = pendingSince - :age",
         ExpressionAttributeValues={":age": {"N": str(seconds)}},
     )

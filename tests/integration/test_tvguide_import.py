@@ -11,6 +11,7 @@ from lxml import etree
 
 from local.pollers import deliver
 from ott.aws import client
+from ott.storage.dynamo import dynamo_database
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.store import guide_store
@@ -129,7 +130,7 @@ def test_days_past_retention_read_as_absent(aws):
     """DynamoDB deletes expired items lazily (moto never): reads treat them as gone."""
     from ott.tvguide.store import DynamoGuideStore
 
-    store = DynamoGuideStore(client("dynamodb"), TEMPLATE.physical_name("GuideTable"), retention_days=2)
+    store = DynamoGuideStore(dynamo_database(), TEMPLATE.physical_name("GuideTable"), retention_days=2)
     today = datetime.now(UTC).date()
     old, recent = today - timedelta(days=5), today - timedelta(days=1)
     import_guide(store, lambda: io.BytesIO(guide({"a": [f"{old:%Y%m%d}10", f"{recent:%Y%m%d}10"]})), "UTC")

@@ -1,4 +1,5 @@
-"""A small auth world for unit tests: an in-memory store, a clock, the demo client and user."""
+"""A small auth world for unit tests: the auth store over an in-memory database, a clock, the demo client and
+user."""
 
 from datetime import UTC, datetime
 
@@ -11,7 +12,9 @@ from ott.auth.models import TokenForm, TokenReply
 from ott.auth.policy import GRANTS, AuthPolicy
 from ott.auth.records import AccessToken, Client
 from ott.auth.tokens import TokenRequest, exchange
-from tests.unit.fakes import Clock, InMemoryRecordStore
+from ott.recordstore import Record
+from tests.databases import Clock, memory_database
+from tests.stores import auth_store, name
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 SECRET = "demo-tv-secret"
@@ -20,7 +23,8 @@ SECRET = "demo-tv-secret"
 class World:
     def __init__(self, **policy: object) -> None:
         self.clock = Clock()
-        self.store = InMemoryRecordStore(self.clock)
+        self.database = memory_database(self.clock)
+        self.store = auth_store(self.database)
         self.policy = AuthPolicy.model_validate(policy)
         self.keys = AuthKeys.derive("unit-test-master-key")
         register_client(self.store, "demo-tv", "Demo TV", GRANTS, [REDIRECT], secret=SECRET)
@@ -58,6 +62,15 @@ class World:
     def confirm_pin(self, signed_in: TokenReply, pin: str, ip: str = "198.51.100.1"):
         entry = device.PinEntry(self.access(signed_in), "demo-tv", pin, ip, self.now)
         return device.confirm(self.store, self.policy, self.keys, entry)
+
+    def all_of(self, kind: type[Record]) -> list[Record]:
+        """Every live record of a kind the auth table holds."""
+        keys = [item["pk"].split("#", 1)[1] for item in self.items() if item["pk"].startswith(f"{kind.kind}#")]
+        return [record for key in keys if (record := self.store.get(kind, key)) is not None]
+
+    def items(self) -> list[dict]:
+        """The auth table's items as stored, expired ones included."""
+        return self.database.items(name("AuthTable"))
 
     def start_device(self):
         return device.start(self.store, self.policy, self.keys, "demo-tv", "198.51.100.1", self.now)

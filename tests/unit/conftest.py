@@ -1,8 +1,11 @@
 import pytest
 
 from ott.registry.catalog import compile_catalog, parse_catalog
+from ott.registry.store import DynamoRegistryStore
+from ott.storage.memory import InMemoryDatabase
+from tests.databases import memory_database
+from tests.stores import loaded_registry
 from tests.unit.auth_world import World
-from tests.unit.fakes import InMemoryRegistryStore
 
 CATALOG = {
     "territories": [
@@ -92,8 +95,15 @@ CATALOG = {
 
 
 @pytest.fixture
-def store() -> InMemoryRegistryStore:
-    return InMemoryRegistryStore(compile_catalog(parse_catalog(CATALOG)))
+def database() -> InMemoryDatabase:
+    """Every table of the template in memory; `database.calls` counts the DynamoDB calls made."""
+    return memory_database()
+
+
+@pytest.fixture
+def store(database: InMemoryDatabase) -> DynamoRegistryStore:
+    """The registry holding CATALOG."""
+    return loaded_registry(database, compile_catalog(parse_catalog(CATALOG)))
 
 
 @pytest.fixture

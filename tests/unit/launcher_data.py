@@ -1,9 +1,14 @@
-"""A launcher block of every kind of poster, and a programme guide that knows some of them."""
+"""A launcher block of every kind of poster, a programme guide that knows some of them, and the launcher's
+store over an in-memory database whose clock reads NOW."""
 
 import copy
 from datetime import UTC, datetime
 
 from ott.launcher.block import GuideFacts, GuideImage, LauncherBlock, compile_block
+from ott.launcher.store import DynamoLauncherStore
+from ott.storage.memory import InMemoryDatabase
+from tests.databases import Clock, memory_database
+from tests.stores import launcher_store
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -77,3 +82,11 @@ def block_document() -> dict:
 
 def compiled(document: dict | None = None) -> LauncherBlock:
     return compile_block(block_document() if document is None else document, FakeGuide())
+
+
+def launcher_at_now(database: InMemoryDatabase | None = None, *, with_registry: bool = False) -> DynamoLauncherStore:
+    """The launcher's store over `database` (a fresh one by default), whose clock is set to NOW: the rolling day
+    of the statistics and the event ids' expiry count from the moment the domain is told."""
+    database = database or memory_database()
+    database.clock = Clock(int(NOW.timestamp()))
+    return launcher_store(database, with_registry=with_registry)

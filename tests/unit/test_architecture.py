@@ -10,7 +10,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 OTT = ROOT / "layers" / "shared" / "ott"
-SERVICES = sorted(path.name for path in OTT.iterdir() if path.is_dir() and path.name not in {"http", "__pycache__"})
+# The kernel's packages: the HTTP edge and the storage layer. Every other package is a service.
+KERNEL_PACKAGES = ("http", "storage")
+SERVICES = sorted(
+    path.name for path in OTT.iterdir() if path.is_dir() and path.name not in {*KERNEL_PACKAGES, "__pycache__"}
+)
 # The modules through which one service may call another: domain functions with clear names, never internals.
 PUBLISHED = {"ott.registry.location", "ott.tvguide.summaries"}
 # The one module of a service that may import `ott.http`: the caller and each method's reply with its headers.
@@ -48,7 +52,12 @@ def published_names(module: str) -> set[str]:
 
 
 def kernel_files() -> list[Path]:
-    return [*OTT.glob("*.py"), *(OTT / "http").glob("*.py")]
+    return [*OTT.glob("*.py"), *(path for package in KERNEL_PACKAGES for path in (OTT / package).glob("*.py"))]
+
+
+def test_the_storage_layer_is_kernel_not_a_service():
+    assert "storage" not in SERVICES
+    assert OTT / "storage" / "database.py" in kernel_files()
 
 
 def files_of(service: str) -> list[Path]:

@@ -47,7 +47,7 @@ def test_polling_faster_than_the_interval_slows_the_device_down(world):
     world.clock.advance(2)
     with pytest.raises(errors.SlowDown):
         poll(world, started.device_code)
-    (device,) = world.store.all_of(DeviceAuthorization)
+    (device,) = world.all_of(DeviceAuthorization)
     assert device.interval == 10
     world.clock.advance(10)
     with pytest.raises(errors.AuthorizationPending):

@@ -9,6 +9,7 @@ from ott.auth.crypto import token_hash
 from ott.auth.merge import merge_hint, merge_patch, merge_trees
 from ott.auth.policy import GRANTS
 from ott.auth.records import AccessToken, Account, DataTree
+from ott.recordstore import changed
 from tests.unit.auth_world import REDIRECT
 
 
@@ -49,8 +50,7 @@ def set_tree(world, account_id, tree):
     """Give an account's tree content, as earlier PATCHes would have."""
     current = world.store.get(DataTree, str(account_id))
     current.tree = tree
-    current.version += 1
-    world.store.items[("DATA", str(account_id))] = current
+    world.store.commit([changed(current)])
 
 
 def anonymous_with_tree(world, tree):
@@ -124,22 +124,22 @@ def test_personal_into_personal_is_refused_and_changes_nothing(world):
         world.now,
     )
     other = world.token("authorization_code", code=other_code, redirect_uri=REDIRECT)
-    before = dict(world.store.items)
+    before = {item["pk"]: item for item in world.items()}
     code = world.code()
     with pytest.raises(errors.InvalidGrant):
         world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=other.access_token)
     assert read_tree(world.store, world.user_id) == {"y": 2}
     assert read_tree(world.store, other_id) == {"x": 1}
     assert world.access(other) is not None
-    changed = {key for key in world.store.items if world.store.items[key] is not before.get(key)}
-    assert {kind for kind, _ in changed} <= {"CODE", "LOGIN"}  # only the sign-in for the code
+    written = {item["pk"] for item in world.items() if item != before.get(item["pk"])}
+    assert {pk.split("#", 1)[0] for pk in written} <= {"CODE", "LOGIN"}  # only the sign-in for the code
 
 
 def test_a_crash_during_the_merge_leaves_both_trees_whole_and_a_retry_merges_once(world):
     source, source_id = anonymous_with_tree(world, {"volume": 9})
     set_tree(world, world.user_id, {"lang": "ru"})
     code = world.code()
-    world.store.fail_next_commit = True
+    world.database.crash_next("TransactWriteItems")
     with pytest.raises(RuntimeError):
         world.token("authorization_code", code=code, redirect_uri=REDIRECT, anonymous_token=source.access_token)
     assert read_tree(world.store, world.user_id) == {"lang": "ru"}
@@ -198,9 +198,9 @@ def test_a_merge_that_would_pass_the_tree_cap_is_refused_and_changes_nothing(wor
 
 def retire(world, account_id):
     """What the merges of issue 7 left behind: a personal account retired by a takeover."""
-    account = world.store.items[("ACCOUNT", str(account_id))]
+    account = world.store.get(Account, str(account_id))
     account.retired = True
-    account.version += 1
+    world.store.commit([changed(account)])
 
 
 def test_a_retired_account_gets_no_tokens_from_any_grant(world):

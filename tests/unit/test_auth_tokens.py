@@ -17,7 +17,7 @@ def test_anonymous_grant_gives_opaque_tokens_that_are_stored_only_as_hashes(worl
     assert reply.token_type == "bearer"
     assert reply.expires_in == 3600
     assert len(reply.access_token) >= 43 and len(reply.refresh_token) >= 43  # 256 bits, base64url
-    stored = repr(world.store.items)
+    stored = repr(world.items())
     assert reply.access_token not in stored and reply.refresh_token not in stored
     access = world.access(reply)
     assert access.anonymous is True and access.expires_at == world.clock.now + 3600
@@ -142,7 +142,7 @@ def test_reuse_after_the_grace_window_revokes_the_whole_family(world):
     assert world.access(second) is None
     with pytest.raises(errors.InvalidGrant):
         world.token("refresh_token", refresh_token=second.refresh_token)
-    (family,) = world.store.all_of(Family)
+    (family,) = world.all_of(Family)
     assert family.revoked
 
 
@@ -207,7 +207,7 @@ DAY = 86_400
 
 
 def stored(world, kind, key):
-    return world.store.items[(kind.kind, key)]
+    return world.store.get(kind, key)
 
 
 def test_rotated_refresh_tokens_and_revoked_families_expire(world):
@@ -218,7 +218,7 @@ def test_rotated_refresh_tokens_and_revoked_families_expire(world):
     world.clock.advance(31)
     with pytest.raises(errors.InvalidGrant):  # reuse: the family is revoked
         world.token("refresh_token", refresh_token=first.refresh_token)
-    (family,) = world.store.all_of(Family)
+    (family,) = world.all_of(Family)
     assert family.revoked and family.ttl == world.clock.now + 30 * DAY
     assert world.access(second) is None
 
@@ -226,7 +226,7 @@ def test_rotated_refresh_tokens_and_revoked_families_expire(world):
 def test_a_personal_sign_in_lives_until_it_is_revoked(world):
     reply = world.personal()
     assert stored(world, RefreshToken, token_hash(reply.refresh_token)).ttl is None
-    (family,) = world.store.all_of(Family)
+    (family,) = world.all_of(Family)
     assert family.ttl is None
     assert stored(world, Account, str(world.user_id)).ttl is None
     assert stored(world, DataTree, str(world.user_id)).ttl is None

@@ -1,8 +1,10 @@
-"""The kernel's BatchGetItem across tables: keys DynamoDB hands back unprocessed are asked for again, with
+"""DynamoDatabase's BatchGetItem across tables: keys DynamoDB hands back unprocessed are asked for again, with
 their table's options, until every item is read."""
 
-from ott import recordstore
-from ott.recordstore import batch_get
+from ott.storage import Table
+from ott.storage.dynamo import DynamoDatabase
+
+LAUNCHER, REGISTRY = Table("launcher", "pk"), Table("registry", "pk")
 
 
 class Throttled:
@@ -21,18 +23,26 @@ class Throttled:
         return {"Responses": {"registry": [{"pk": {"S": "INDEX"}}]}, "UnprocessedKeys": {}}
 
 
-def test_unprocessed_keys_are_asked_for_again_with_their_tables_options(monkeypatch):
-    pauses: list[float] = []
-    monkeypatch.setattr(recordstore.time, "sleep", pauses.append)
+class Paused(DynamoDatabase):
+    def __init__(self, client) -> None:
+        super().__init__(client)
+        self.pauses: list[float] = []
+
+    def pause(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+
+
+def test_unprocessed_keys_are_asked_for_again_with_their_tables_options():
     dynamodb = Throttled()
+    database = Paused(dynamodb)
+    found = database.batch_get({LAUNCHER: [{"pk": "BLOCK"}], REGISTRY: [{"pk": "INDEX"}]}, consistent=True)
+    assert found == {"launcher": [{"pk": "BLOCK"}], "registry": [{"pk": "INDEX"}]}
     requests = {
         "launcher": {"Keys": [{"pk": {"S": "BLOCK"}}], "ConsistentRead": True},
         "registry": {"Keys": [{"pk": {"S": "INDEX"}}], "ConsistentRead": True},
     }
-    found = batch_get(dynamodb, requests)
-    assert found == {"launcher": [{"pk": {"S": "BLOCK"}}], "registry": [{"pk": {"S": "INDEX"}}]}
     assert dynamodb.requests == [requests, {"registry": requests["registry"]}]
-    assert len(pauses) == 1 and pauses[0] > 0
+    assert len(database.pauses) == 1 and database.pauses[0] > 0
 
 
 def test_a_table_with_no_item_found_answers_an_empty_list():
@@ -40,4 +50,4 @@ def test_a_table_with_no_item_found_answers_an_empty_list():
         def batch_get_item(self, RequestItems):  # noqa: N803
             return {"Responses": {}}
 
-    assert batch_get(Empty(), {"launcher": {"Keys": [{"pk": {"S": "BLOCK"}}]}}) == {"launcher": []}
+    assert DynamoDatabase(Empty()).batch_get({LAUNCHER: [{"pk": "BLOCK"}]}) == {"launcher": []}

@@ -18,9 +18,10 @@ from ott.channels.service import (
     served_configuration,
     stored_configuration,
 )
-from ott.channels.store import CorruptVersion
+from ott.channels.store import CorruptVersion, DynamoChannelStore, forget_read_replies
 from ott.channels.validation import ConfigurationError, validate_configuration
-from tests.unit.fakes import InMemoryChannelStore
+from tests.databases import memory_database
+from tests.stores import name
 
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 
@@ -42,6 +43,21 @@ def configuration(title: str, channels: int = 1, **stream_fields):
             ],
         }
     )
+
+
+class InMemoryChannelStore(DynamoChannelStore):
+    """The channel store over an in-memory database; `before_make_current` lets a test act between a load's
+    write and its switch."""
+
+    def __init__(self) -> None:
+        super().__init__(memory_database(), name("ChannelsTable"))
+        self.before_make_current: list = []
+        forget_read_replies()
+
+    def make_current(self, target, seen):
+        while self.before_make_current:
+            self.before_make_current.pop(0)()
+        super().make_current(target, seen)
 
 
 def served_title(store: InMemoryChannelStore) -> str:

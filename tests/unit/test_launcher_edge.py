@@ -11,16 +11,16 @@ from ott.callers import Account, Device
 from ott.launcher.edge import PUBLIC_CACHE_CONTROL, SNAPSHOT_HEADER, TAKEN_AT_HEADER, shown_reply
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.service import MODERATOR_SCOPE, answer_poster, answer_posters, load_block
-from tests.unit.fakes import InMemoryLauncherStore
-from tests.unit.launcher_data import NOW, FakeGuide, block_document
+from ott.launcher.store import DynamoLauncherStore
+from tests.unit.launcher_data import NOW, FakeGuide, block_document, launcher_at_now
 
 ROOT = Path(__file__).resolve().parents[2]
 MODERATOR = Account(42, "demo-staff", frozenset({MODERATOR_SCOPE}), "192.0.2.1")
 
 
 @pytest.fixture
-def launcher() -> InMemoryLauncherStore:
-    store = InMemoryLauncherStore()
+def launcher() -> DynamoLauncherStore:
+    store = launcher_at_now()
     load_block(store, block_document(), FakeGuide(), NOW)
     return store
 

@@ -6,7 +6,6 @@ import pytest
 from ott.launcher.block import BlockError, compile_block
 from ott.launcher.guide import SummariesLookup, launcher_images, programme_guide
 from ott.tvguide.summaries import GuideSummary, SummaryImage
-from tests.unit.fakes import InMemoryGuideSummaries
 
 MAIN = SummaryImage("https://guide.example/poster.jpg", 400, 600, "MAIN")
 BACKDROP = SummaryImage("https://guide.example/backdrop.jpg", 1920, 1080, "IMAGE2")
@@ -16,6 +15,26 @@ UNSIZED = SummaryImage("https://guide.example/unsized.jpg", None, None, "MAIN")
 
 NEWS = GuideSummary(title="Новости", description="Главное за день", duration=1800, images=(ICON, MAIN))
 CHANNEL = GuideSummary(title="Первый демо", description=None, duration=None, images=(ICON,))
+
+
+class InMemoryGuideSummaries:
+    """The programme guide's published summaries (ott.tvguide.summaries), as the launcher's port sees them, or
+    a guide that cannot answer (`failure`)."""
+
+    def __init__(self, telecasts=None, channels=None, failure: Exception | None = None) -> None:
+        self.known_telecasts = telecasts or {}
+        self.known_channels = channels or {}
+        self.failure = failure
+
+    def telecasts(self, keys):
+        if self.failure:
+            raise self.failure
+        return {key: self.known_telecasts[key] for key in keys if key in self.known_telecasts}
+
+    def channels(self, channel_ids):
+        if self.failure:
+            raise self.failure
+        return {i: self.known_channels[i] for i in channel_ids if i in self.known_channels}
 
 
 def test_a_poster_is_vertical_a_backdrop_horizontal_and_others_count_by_shape():

@@ -9,6 +9,7 @@ import pytest
 
 from ott.errors import InvalidValue, NotFound
 from ott.launcher.models import ModerationState, Statistics
+from ott.launcher.records import Snapshot
 from ott.launcher.selection import (
     Audience,
     View,
@@ -23,8 +24,7 @@ from ott.launcher.selection import (
     strong_etag,
     with_statistics,
 )
-from tests.unit.fakes import nearest_of
-from tests.unit.launcher_data import NOW, block_document, compiled
+from tests.unit.launcher_data import NOW, block_document, compiled, launcher_at_now
 
 # Moscow region's Королёв (5) lies in Московская область (4), in the central district (2), in Russia (1).
 KOROLEV = frozenset({5, 4, 2, 1})
@@ -259,9 +259,12 @@ def test_other_timestamps_are_refused_with_the_forms_named(value):
     ],
 )
 def test_time_travel_answers_the_nearest_stored_snapshot(hours, minutes, expected):
-    taken = sorted(NOW + timedelta(hours=hour) for hour in hours)
-    found = nearest_of(taken, NOW + timedelta(minutes=minutes), lambda moment: moment)
-    assert (str(round((found - NOW) / timedelta(hours=1))) if found else None) == expected
+    """What the store's one Query finds among the snapshots it keeps (docs/decisions.md)."""
+    store = launcher_at_now()
+    for hour in hours:  # each taken after the one before
+        store.save_snapshot(Snapshot(taken_at=NOW + timedelta(hours=hour), block=compiled(), approvals={}, readings={}))
+    found = store.nearest_snapshot(NOW + timedelta(minutes=minutes))
+    assert (str(round((found.taken_at - NOW) / timedelta(hours=1))) if found else None) == expected
 
 
 def test_a_snapshot_is_the_nearest_from_halfway_after_the_one_before_it():

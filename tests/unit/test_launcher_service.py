@@ -2,7 +2,7 @@
 counting clicks once, snapshots and their rolling day, loads and approvals (issue 9)."""
 
 import json
-from collections import Counter
+import zlib
 from dataclasses import replace
 from datetime import timedelta
 
@@ -28,20 +28,28 @@ from ott.launcher.service import (
     load_block,
     take_snapshot,
 )
+from ott.launcher.store import CLICKS, SNAPSHOTS, DynamoLauncherStore, poster_key
 from ott.recordstore import ConcurrentChange
+from tests.databases import table
 from tests.unit.auth_world import REDIRECT, World
-from tests.unit.fakes import InMemoryLauncherStore
-from tests.unit.launcher_data import NOW, FakeGuide, block_document
+from tests.unit.launcher_data import NOW, FakeGuide, block_document, launcher_at_now
 
 MODERATOR = Account(42, "demo-staff", frozenset({"account", MODERATOR_SCOPE}), "192.0.2.1")
 ANONYMOUS = Device("192.0.2.1")  # a network the registry does not know
 
 
 @pytest.fixture
-def launcher() -> InMemoryLauncherStore:
-    store = InMemoryLauncherStore()
+def launcher() -> DynamoLauncherStore:
+    """The demo block loaded, in a database of its own: the registry's calls (`database`) are counted apart."""
+    store = launcher_at_now()
     load_block(store, block_document(), FakeGuide(), NOW)
     return store
+
+
+def stored_snapshots(launcher: DynamoLauncherStore) -> list[dict]:
+    """The snapshots the launcher's table holds, oldest first, as their documents."""
+    items = launcher._database.items(table("LauncherTable"))  # type: ignore[attr-defined]
+    return [json.loads(zlib.decompress(item["doc"])) for item in items if item["pk"] == SNAPSHOTS]
 
 
 def posters(launcher, registry, caller=ANONYMOUS, **params):
@@ -71,24 +79,25 @@ def test_time_travel_works_only_with_statistics(launcher, store):
         posters(launcher, store, MODERATOR, moderation=True, time_travel=NOW)
 
 
-def test_the_accounts_contractor_and_territory_choose_the_block_with_one_registry_read(launcher, store):
+def test_the_accounts_contractor_and_territory_choose_the_block_with_one_registry_read(launcher, store, database):
     # Королёв (5) lies in Московская область (4), which poster 9 targets (with client ids second-stb-*).
     home = replace(MODERATOR, client_id="second-stb-android", contractor_id=1, territory_id=5, address="198.51.100.7")
     shown = posters(launcher, store, home)  # the address says: contractor 2
     assert 9 in ids(shown) and 8 not in ids(shown)
-    assert store.reads == {"select": 1}  # the territory's lineage only: no address detection
+    # The registry's version pointer and the territory's lineage: no address detection (its prefixes).
+    assert database.calls == {"GetItem": 1, "BatchGetItem": 1}
 
 
-def test_without_a_home_the_registry_detects_the_client_from_its_address(launcher, store):
+def test_without_a_home_the_registry_detects_the_client_from_its_address(launcher, store, database):
     assert 8 in ids(posters(launcher, store, Device("198.51.100.7")))
-    assert store.reads["index"] == 1
+    assert database.calls["GetItem"] == 1  # the registry's version pointer
 
 
-def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothing(store):
-    launcher = InMemoryLauncherStore()
+def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothing(store, database):
+    launcher = launcher_at_now()
     load_block(launcher, {"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}, FakeGuide(), NOW)
     assert ids(posters(launcher, store)) == [1]
-    assert not store.reads
+    assert not database.calls
 
 
 class NoRegistry:
@@ -98,22 +107,32 @@ class NoRegistry:
         raise AssertionError(f"the registry passed in was read ({name})")
 
 
-def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store):
-    launcher = InMemoryLauncherStore(registry=store)
+def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store, database):
+    launcher = launcher_at_now(database, with_registry=True)  # the registry's table beside the launcher's
     load_block(launcher, block_document(), FakeGuide(), NOW)
+    database.calls.clear()
     assert 8 in ids(posters(launcher, NoRegistry(), Device("198.51.100.7")))  # the second contractor's film
-    assert store.reads["index"] == 1
+    # The block with the registry's pointer, then the caller's prefixes: no read of the pointer of its own.
+    assert database.calls == {"BatchGetItem": 2}
+
+
+class HandingOutNoRegistry(DynamoLauncherStore):
+    """A store that hands out, with the block, a registry that must not be read."""
+
+    def current_and_registry(self):
+        return self.current(), NoRegistry()
 
 
 def test_time_travel_places_the_client_with_the_registry_as_it_is_now(store):
-    launcher = InMemoryLauncherStore(registry=NoRegistry())  # the block's moment is not the snapshot's
+    # The registry read with the block is of the block's moment, not the snapshot's.
+    launcher = HandingOutNoRegistry(launcher_at_now()._database, table("LauncherTable").name)
     load_block(launcher, block_document(), FakeGuide(), NOW)
     travelled = replace(MODERATOR, address="198.51.100.7")  # no home: placed by its address
     assert 8 in ids(posters(launcher, store, travelled, statistics=True, time_travel=NOW))
 
 
 def test_before_the_first_load_the_block_is_empty(store):
-    assert ids(posters(InMemoryLauncherStore(), store)) == []
+    assert ids(posters(launcher_at_now(), store)) == []
 
 
 def click(event_id, poster_id, snapshot, when):
@@ -167,7 +186,7 @@ def test_an_event_that_breaks_the_contract_is_refused(launcher):
 def test_a_click_on_a_poster_not_in_the_block_is_acknowledged_and_counted_nowhere(launcher, store):
     seen = posters(launcher, store).snapshot_hash
     assert count_click(launcher, click("x", 999, seen, NOW.isoformat()), NOW) is Counted.NOT_IN_BLOCK
-    assert count_click(InMemoryLauncherStore(), click("y", 3, seen, NOW.isoformat()), NOW) is Counted.NOT_IN_BLOCK
+    assert count_click(launcher_at_now(), click("y", 3, seen, NOW.isoformat()), NOW) is Counted.NOT_IN_BLOCK
     assert 999 not in launcher.all_readings()
 
 
@@ -185,8 +204,8 @@ def test_a_snapshot_keeps_only_the_blocks_posters_and_their_most_clicked_hashes(
         count_click(launcher, click(f"e{number}", 3, made_up_hash(number), NOW.isoformat()), NOW)
     for number in range(3):
         count_click(launcher, click(f"s{number}", 3, seen, NOW.isoformat()), NOW)
-    launcher.totals[999] += 1  # counted under a block of long ago
-    launcher.hourly[999], launcher.by_hash[999] = Counter(), Counter({hash_key(seen): 1})
+    counted_long_ago = {"total": 1, "hashes": {hash_key(seen): 1}, "clicked": {hash_key(seen): 1}}
+    launcher._database.put(table("LauncherTable"), {"pk": CLICKS, "sk": poster_key(999), **counted_long_ago})
     snapshot = take_snapshot(launcher, NOW)
     assert snapshot is not None and set(snapshot.readings) == {3}
     kept = snapshot.readings[3].by_hash
@@ -214,7 +233,7 @@ def test_a_snapshot_keeps_the_block_and_the_rolling_days_counters(launcher, stor
     snapshot = take_snapshot(launcher, NOW + timedelta(minutes=5))
     assert snapshot is not None and snapshot.block == launcher.current().block
     assert snapshot.readings[3].total == 2 and sum(snapshot.readings[3].hourly.values()) == 1
-    assert take_snapshot(InMemoryLauncherStore(), NOW) is None
+    assert take_snapshot(launcher_at_now(), NOW) is None
 
 
 def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launcher, store):
@@ -223,7 +242,7 @@ def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launch
     take_snapshot(launcher, NOW + timedelta(hours=1))
     count_click(launcher, click("two", 5, seen, NOW.isoformat()), NOW)
     early = posters(launcher, store, MODERATOR, statistics=True, time_travel=NOW + timedelta(minutes=10))
-    assert early.taken_at == NOW and 5 not in launcher.snapshots[0].readings  # the load's snapshot: no clicks yet
+    assert early.taken_at == NOW and "5" not in stored_snapshots(launcher)[0]["readings"]  # the load's: no clicks
     later = answer_poster(
         launcher, store, MODERATOR, PosterParams(id=5, statistics=True, time_travel=NOW + timedelta(hours=2)), NOW
     )
@@ -233,7 +252,7 @@ def test_time_travel_shows_the_block_and_counters_of_the_nearest_snapshot(launch
 
 def test_time_travel_with_nothing_stored_is_not_found(store):
     with pytest.raises(NotFound):
-        posters(InMemoryLauncherStore(), store, MODERATOR, statistics=True, time_travel=NOW)
+        posters(launcher_at_now(), store, MODERATOR, statistics=True, time_travel=NOW)
 
 
 def test_an_approval_is_recorded_with_who_and_when_and_survives_a_reload_of_the_same_poster(launcher, store):
@@ -247,7 +266,7 @@ def test_an_approval_is_recorded_with_who_and_when_and_survives_a_reload_of_the_
     next(p for p in changed["posters"] if p["id"] == 7)["title"] = "Новый тариф: другие условия"
     load_block(launcher, changed, FakeGuide(), NOW + timedelta(hours=2))
     assert 7 not in ids(posters(launcher, store))  # a changed poster waits for a new approval
-    assert len(launcher.snapshots) == 4  # every load and every approval stores a snapshot
+    assert len(stored_snapshots(launcher)) == 4  # every load and every approval stores a snapshot
 
 
 def test_an_approval_of_a_block_that_changed_meanwhile_is_refused(launcher):
@@ -256,7 +275,7 @@ def test_an_approval_of_a_block_that_changed_meanwhile_is_refused(launcher):
     with pytest.raises(ConcurrentChange):
         launcher.replace_block(stale)
     with pytest.raises(NotFound):
-        approve_poster(InMemoryLauncherStore(), 7, "olga", NOW)
+        approve_poster(launcher_at_now(), 7, "olga", NOW)
 
 
 def test_public_and_moderator_views_of_an_approved_block_share_the_snapshot_hash(launcher, store):

@@ -21,13 +21,46 @@ from ott.nichecontent.service import (
     sweep,
     update_status,
 )
+from ott.nichecontent.store import QUEUE, DynamoNicheStore, StoredItem, stored
 from ott.nichecontent.transitions import RetryPolicy, due_at
 from ott.recordstore import ConcurrentChange
-from tests.unit.fakes import InMemoryNicheStore
+from ott.storage.memory import InMemoryDatabase
+from tests.databases import memory_database
+from tests.stores import name
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 POLICY = RetryPolicy()
 LINK = "https://cdn.example/film.mp4"
+
+
+class InMemoryNicheStore(DynamoNicheStore):
+    """The niche store over an in-memory database, with what the tests read of its table."""
+
+    def __init__(self, database: InMemoryDatabase | None = None) -> None:
+        self.database = database or memory_database()
+        super().__init__(self.database, name("NicheContentTable"))
+
+    def _rows(self) -> list[dict]:
+        return [row for row in self.database.items(name("NicheContentTable")) if row["sk"] == "ITEM"]
+
+    @property
+    def items(self) -> dict[str, StoredItem]:
+        return {row["pk"].removeprefix("ITEM#"): stored(row) for row in self._rows()}
+
+    @property
+    def due_at(self) -> dict[str, datetime]:
+        """When the sweeper looks at an item again, as the attention index holds it."""
+        moments = {
+            row["pk"].removeprefix("ITEM#"): row["attentionAt"] for row in self._rows() if row.get("attention") == QUEUE
+        }
+        return {
+            item_id: datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+            for item_id, at in moments.items()
+        }
+
+    @property
+    def saves(self) -> int:
+        return self.database.calls["PutItem"] + self.database.calls["TransactWriteItems"]
 
 
 def entry(number: int) -> NewItem:
@@ -99,11 +132,10 @@ class StaleFirstRead(InMemoryNicheStore):
     """Gives the first read of each item as it was before `race` ran: another encoder wrote in between."""
 
     def __init__(self, base: InMemoryNicheStore, race) -> None:
-        super().__init__()
+        super().__init__(base.database)
         before = dict(base.items)
         race(base)
         self._stale = {item_id: before.get(item_id) for item_id in base.items}  # None: not there yet
-        self.items, self.due_at = base.items, base.due_at
         self.reads = 0
 
     def get(self, item_id):

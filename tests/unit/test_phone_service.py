@@ -15,7 +15,9 @@ from ott.phoneconfirm.ports import ProviderUnavailable
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import RequestError, check_code, confirm, verify
 from ott.phoneconfirm.settings import PhoneSettings
-from tests.unit.fakes import Clock, InMemoryRecordStore
+from ott.storage import Update
+from tests.databases import Clock, memory_database, table
+from tests.stores import phone_store
 
 KEYS = PhoneKeys(codes=b"unit-test-code-key")
 
@@ -40,7 +42,8 @@ class Phone:
 
     def __init__(self, **settings: object) -> None:
         self.clock = Clock()
-        self.store = InMemoryRecordStore(self.clock)
+        self.database = memory_database(self.clock)
+        self.store = phone_store(self.database)
         self.orchestrator = RecordingOrchestrator()
         self.settings = PhoneSettings.model_validate({"PHONE_TABLE": "t", **settings})
         self.providers = fake_providers()
@@ -213,9 +216,9 @@ def test_request_id_may_come_as_a_number(phone):
 
 def test_after_the_last_channel_the_request_ends_with_delivery_failed(phone):
     request_id = phone.confirm("79990000005").request_id
-    phone.request(request_id)  # the state machine records the support case directly:
-    stored = phone.store.items[("REQ", request_id)]
-    stored.support_case = "arn:aws:states:execution:support"
+    phone.request(request_id)  # the state machine records the support case directly, as its updateItem does:
+    support = Update().set("support_case", "arn:aws:states:execution:support").add("v", 1)
+    phone.database.update(table("PhoneTable"), {"pk": f"REQ#{request_id}"}, support)
     assert error_of(phone.verify, request_id) == "delivery_failed"
     assert error_of(phone.confirm, "79990000005", request_id) == "delivery_failed"
 

@@ -28,7 +28,7 @@ def test_what_an_aborted_load_wrote_is_never_seen(later):
 
 
 def test_items_written_before_versions_are_seen_by_every_generation():
-    legacy = {"pk": {"S": "TERRITORY"}, "sk": {"S": "1"}, "doc": {"S": "doc"}}
+    legacy = {"pk": "TERRITORY", "sk": "1", "doc": "doc"}  # as the storage layer reads it back
     assert content(legacy, 0) == content(legacy, 7) == "doc"
 
 

@@ -133,12 +133,12 @@ def test_the_deprecated_apis_list_mirrors_films_and_iptv_services(store):
     assert [(a.api_type, a.name) for a in apis] == [(ApiType.FILMS, "Films")]
 
 
-def test_whereami_reads_the_store_at_most_three_times(store):
+def test_whereami_reads_the_store_at_most_three_times(store, database):
     ask(store, "198.51.100.20")
-    assert sum(store.reads.values()) <= 3
-    store.reads.clear()
+    assert sum(database.calls.values()) <= 3
+    database.calls.clear()
     ask(store, "198.51.100.20", contractor=1, territory=3)
-    assert sum(store.reads.values()) <= 2
+    assert sum(database.calls.values()) <= 2
 
 
 @pytest.mark.parametrize("ip", ["198.51.100.20", "198.51.7.1", "2001:db8:2::5", "::ffff:198.51.100.20", "192.0.2.99"])
@@ -155,7 +155,7 @@ def lineage(territory):
         territory = territory.parent
 
 
-def test_locate_names_the_territories_with_their_ancestors_in_three_reads(store):
+def test_locate_names_the_territories_with_their_ancestors_in_three_reads(store, database):
     location = locate(store, "198.51.100.20")
     assert (location.territory_ids, location.lineage_ids) == ([7], {7, 6, 1})
-    assert sum(store.reads.values()) <= 3
+    assert sum(database.calls.values()) <= 3

@@ -11,6 +11,8 @@ from ops.registry_load import read_catalog
 from ott.callers import Device
 from ott.errors import InvalidInput, NotFound
 from ott.http.request import validate
+from ott.registry.store import DynamoRegistryStore
+from ott.storage.memory import InMemoryDatabase
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.edge import guide_reply
 from ott.tvguide.importer import import_guide
@@ -18,10 +20,12 @@ from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.models import TitlesRequest
 from ott.tvguide.params import ChannelParams, ChannelsParams, IdByTitleParams, ScheduleParams, TelecastInfoParams
 from ott.tvguide.service import channel, channels, id_by_title, preferred_languages, schedule, telecast_info
+from ott.tvguide.store import DynamoGuideStore
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import Zone
 from tests.conftest import DEMO_REGISTRY
-from tests.unit.fakes import InMemoryGuideStore, InMemoryRegistryStore
+from tests.databases import memory_database
+from tests.stores import guide_store, loaded_registry, name
 
 ZONES = [
     Zone(name="World/Anywhere", geo=["World/Anywhere"]),
@@ -61,15 +65,34 @@ def hours(alias: str, day: str, first: int, count: int, title: str = "Новос
 
 
 @pytest.fixture
-def store() -> InMemoryGuideStore:
-    store = InMemoryGuideStore()
-    store.config = GuideConfig(zones=ZONES)
+def guide_database() -> InMemoryDatabase:
+    return memory_database()
+
+
+@pytest.fixture
+def store(guide_database) -> DynamoGuideStore:
+    store = guide_store(guide_database)
+    store.save_configuration(GuideConfig(zones=ZONES), 0)
     return store
 
 
 @pytest.fixture
-def registry() -> InMemoryRegistryStore:
-    return InMemoryRegistryStore(read_catalog(DEMO_REGISTRY))
+def registry_database() -> InMemoryDatabase:
+    return memory_database()
+
+
+@pytest.fixture
+def registry(registry_database) -> DynamoRegistryStore:
+    return loaded_registry(registry_database, read_catalog(DEMO_REGISTRY))
+
+
+def dates(store, channel_id: int) -> dict[str, list[date]]:
+    """The zone-local dates the channel has a schedule of, by zone."""
+    return store.catalogue([channel_id]).channels[channel_id].dates
+
+
+def configuration(store) -> GuideConfig:
+    return store.configuration()[0]
 
 
 def load(store, data: bytes, zone: str):
@@ -91,7 +114,7 @@ B = channel_id_of("b.tv")
 def test_days_are_the_zone_local_days_and_a_newer_file_replaces_only_those_it_covers(store, registry):
     # Berlin: UTC+1 in winter. 23:00 UTC on the 1st is already the 2nd there.
     load(store, guide(*hours("ёлка.tv", "20241201", 20, 6), *hours("b.tv", "20241201", 10, 2)), "Europe/Berlin")
-    assert store.channel_records[A].dates["Europe/Berlin"] == [date(2024, 12, 1), date(2024, 12, 2)]
+    assert dates(store, A)["Europe/Berlin"] == [date(2024, 12, 1), date(2024, 12, 2)]
     load(store, guide(*hours("ёлка.tv", "20241202", 5, 2, title="Утро")), "Europe/Berlin")
     reply = schedule(
         store,
@@ -112,27 +135,28 @@ def test_days_are_the_zone_local_days_and_a_newer_file_replaces_only_those_it_co
     assert len(untouched.telecasts_list) == 2
 
 
-def test_reimport_writes_the_same_items(store):
+def test_reimport_writes_the_same_items(store, guide_database):
     data = guide(*hours("ёлка.tv", "20241201", 0, 30))
     load(store, data, "Europe/Berlin")
-    before = (dict(store.day_items), dict(store.places), store.channel_records[A].dates)
+    before = guide_database.items(name("GuideTable"))
     load(store, data, "Europe/Berlin")
-    assert (dict(store.day_items), dict(store.places), store.channel_records[A].dates) == before
+    assert guide_database.items(name("GuideTable")) == before
 
 
-def test_not_xmltv_writes_nothing_even_when_broken_halfway(store):
+def test_not_xmltv_writes_nothing_even_when_broken_halfway(store, guide_database):
     data = guide(*hours("ёлка.tv", "20241201", 0, 30))[:-200]
     with pytest.raises(NotXmltv):
         load(store, data, "New/Zone")
-    assert store.day_items == {} and store.channel_records == {} and store.config.zone("New/Zone") is None
+    assert [item["sk"] for item in guide_database.items(name("GuideTable"))] == ["#config"]  # nothing but it
+    assert configuration(store).zone("New/Zone") is None
 
 
 def test_an_import_creates_its_zone(store):
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "America/New_York")
-    created = store.config.zone("America/New_York")
+    created = configuration(store).zone("America/New_York")
     assert created.timezone == "America/New_York" and created.geo == ["America/New_York"]
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "Operator Zone 1")
-    assert store.config.zone("Operator Zone 1").timezone == "UTC"
+    assert configuration(store).zone("Operator Zone 1").timezone == "UTC"
 
 
 def test_schedule_dates_across_dst_carry_the_offset_of_each_instant(store, registry):
@@ -177,7 +201,7 @@ def test_schedule_of_every_channel_is_chronological(store, registry):
     ]
 
 
-def test_channels_fields(store, registry):
+def test_channels_fields(store, registry, registry_database):
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 3)), "World/Anywhere")
     now = datetime(2024, 12, 1, 1, 30, tzinfo=UTC)
     default = channels(store, registry, params(ChannelsParams, geo="World/Anywhere"), HOME, now).body.channels
@@ -193,10 +217,10 @@ def test_channels_fields(store, registry):
     assert set(current.model_dump(exclude_none=True)) == {"channel_id", "current_telecast"}
     assert current.current_telecast.date.hour == 1
     assert guide_reply(named).headers["Cache-Control"] == "public, max-age=60"  # 30 minutes left: the cap
-    registry.reads.clear()
+    registry_database.calls.clear()
     by_address = channels(store, registry, params(ChannelsParams, fields="hasSchedule"), HOME, now)
     assert guide_reply(by_address).headers["Cache-Control"].startswith("private")  # the caller's address chose the zone
-    assert registry.reads == {"index": 1, "select": 1}  # locate's two reads, nothing more
+    assert registry_database.calls == {"GetItem": 1, "BatchGetItem": 1}  # locate's two reads, nothing more
     assert by_address.body.channels[0].has_schedule is False  # 127.0.0.1: Москва, under the Berlin zone's territory
 
 

@@ -25,14 +25,7 @@ class ConfirmedPhone(Record):
     """The account's phone as the phone confirmation service confirmed it; feeds panel_ruid."""
 
     kind: ClassVar[str] = "PHONE"
+    key_field: ClassVar[str] = "account_id"
     account_id: int = 0
     phone: str = ""
     expires_at: int | None = None  # an anonymous account's: its account's; a personal account's phone stays
-
-    @property
-    def key(self) -> str:
-        return str(self.account_id)
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at

@@ -17,6 +17,7 @@ FAILURE_MEMORY = DAY  # consecutive failed sign-ins are forgotten a day after th
 @dataclass(slots=True)
 class Client(Record):
     kind: ClassVar[str] = "CLIENT"
+    key_field: ClassVar[str] = "client_id"
     client_id: str = ""
     secret_hash: str = ""
     name: str = ""
@@ -26,14 +27,11 @@ class Client(Record):
     access_ttl: int = 3600
     requires_pkce: bool = False  # RFC 7636: its authorization requests must carry an S256 code_challenge
 
-    @property
-    def key(self) -> str:
-        return self.client_id
-
 
 @dataclass(slots=True)
 class Account(Record):
     kind: ClassVar[str] = "ACCOUNT"
+    key_field: ClassVar[str] = "account_id"
     account_id: int = 0
     anonymous: bool = True
     username: str | None = None
@@ -46,14 +44,6 @@ class Account(Record):
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
     expires_at: int | None = None  # anonymous accounts only; its tree has the same expiry
-
-    @property
-    def key(self) -> str:
-        return str(self.account_id)
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
 
     def lifetime_due(self, now: datetime) -> bool:
         """An anonymous account whose expiry was last pushed more than LIFETIME_STEP ago."""
@@ -77,22 +67,16 @@ class Credentials(Record):
 @dataclass(slots=True)
 class DataTree(Record):
     kind: ClassVar[str] = "DATA"
+    key_field: ClassVar[str] = "account_id"
     account_id: int = 0
     tree: dict[str, Any] = field(default_factory=dict)
     expires_at: int | None = None  # its account's
-
-    @property
-    def key(self) -> str:
-        return str(self.account_id)
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
 
 
 @dataclass(slots=True)
 class AccessToken(Record):
     kind: ClassVar[str] = "ACCESS"
+    key_field: ClassVar[str] = "token_hash"
     token_hash: str = ""
     account_id: int = 0
     client_id: str = ""
@@ -103,18 +87,11 @@ class AccessToken(Record):
     contractor_id: int | None = None  # the account's when its family was opened
     territory_id: int | None = None
 
-    @property
-    def key(self) -> str:
-        return self.token_hash
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
-
 
 @dataclass(slots=True)
 class RefreshToken(Record):
     kind: ClassVar[str] = "REFRESH"
+    key_field: ClassVar[str] = "token_hash"
     token_hash: str = ""
     family_id: str = ""
     account_id: int = 0
@@ -122,20 +99,13 @@ class RefreshToken(Record):
     rotated_at: int | None = None
     expires_at: int | None = None  # a personal sign-in's live token has none (the spec: unlimited lifetime)
 
-    @property
-    def key(self) -> str:
-        return self.token_hash
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
-
 
 @dataclass(slots=True)
 class Family(Record):
     """The tokens of one sign-in on one device: one live access token and one live refresh token."""
 
     kind: ClassVar[str] = "FAMILY"
+    key_field: ClassVar[str] = "family_id"
     family_id: str = ""
     account_id: int = 0
     client_id: str = ""
@@ -148,18 +118,11 @@ class Family(Record):
     contractor_id: int | None = None  # the account's when it signed in
     territory_id: int | None = None
 
-    @property
-    def key(self) -> str:
-        return self.family_id
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
-
 
 @dataclass(slots=True)
 class AuthorizationCode(Record):
     kind: ClassVar[str] = "CODE"
+    key_field: ClassVar[str] = "code_hash"
     code_hash: str = ""
     client_id: str = ""
     redirect_uri: str | None = None
@@ -168,18 +131,11 @@ class AuthorizationCode(Record):
     issued_family: str | None = None  # set on first use; a second use revokes it
     code_challenge: str | None = None  # RFC 7636 S256: BASE64URL(SHA256(code_verifier)), itself a hash
 
-    @property
-    def key(self) -> str:
-        return self.code_hash
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
-
 
 @dataclass(slots=True)
 class DeviceAuthorization(Record):
     kind: ClassVar[str] = "DEVICE"
+    key_field: ClassVar[str] = "device_hash"
     device_hash: str = ""
     client_id: str = ""
     pin_hash: str = ""
@@ -192,10 +148,6 @@ class DeviceAuthorization(Record):
     last_poll: int = 0
 
     @property
-    def key(self) -> str:
-        return self.device_hash
-
-    @property
     def ttl(self) -> int | None:
         return self.expires_at + DEVICE_RETENTION
 
@@ -205,17 +157,10 @@ class Pin(Record):
     """Finds the waiting device from the PIN a user typed."""
 
     kind: ClassVar[str] = "PIN"
+    key_field: ClassVar[str] = "pin_hash"
     pin_hash: str = ""
     device_hash: str = ""
     expires_at: int = 0
-
-    @property
-    def key(self) -> str:
-        return self.pin_hash
-
-    @property
-    def ttl(self) -> int | None:
-        return self.expires_at
 
 
 @dataclass(slots=True)
@@ -224,15 +169,12 @@ class LoginAttempts(Record):
     write, before its password is checked; a success takes its count back."""
 
     kind: ClassVar[str] = "LOGIN"
+    key_field: ClassVar[str] = "username"
     username: str = ""  # casefolded
     failures: int = 0  # consecutive
     last_failure: int = 0
     hour: int = 0  # the clock hour (epoch seconds // 3600) that hour_failures counts
     hour_failures: int = 0
-
-    @property
-    def key(self) -> str:
-        return self.username
 
     @property
     def ttl(self) -> int | None:

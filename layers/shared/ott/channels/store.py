@@ -15,17 +15,18 @@ two calls whatever the number of channels, one when this process already holds t
 
 import hashlib
 import zlib
-from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from dataclasses import asdict, dataclass, fields
+from typing import Protocol
 
 from pydantic import Field
 
-from ott.aws import client
 from ott.config import EnvSettings, KeyIds, load_settings
-from ott.recordstore import ConcurrentChange, batch_get_keys
+from ott.recordstore import ConcurrentChange
+from ott.storage import CheckItem, Database, DeleteItem, Item, Key, PutItem, Table, TransactionCancelled, attr
+from ott.storage.dynamo import dynamo_database
 
-CURRENT_KEY = {"pk": {"S": "CURRENT"}, "sk": {"S": "CURRENT"}}
-COUNTER_KEY = {"pk": {"S": "COUNTER"}, "sk": {"S": "VERSION"}}
+CURRENT_KEY: Key = {"pk": "CURRENT", "sk": "CURRENT"}
+COUNTER_KEY: Key = {"pk": "COUNTER", "sk": "VERSION"}
 # A chunk leaves room under DynamoDB's 400 KB item limit for its keys and attribute names.
 CHUNK_BYTES = 350_000
 # Replies are at most MAX_REPLY_BYTES (service.py), so their compressed form needs at most this many chunks;
@@ -91,49 +92,30 @@ def forget_read_replies() -> None:
 
 
 class DynamoChannelStore:
-    def __init__(self, dynamodb: Any, table: str) -> None:
-        self._client = dynamodb
-        self._table = table
+    def __init__(self, database: Database, table: str) -> None:
+        self._database = database
+        self._table = Table(table, "pk", "sk")
 
     def served(self) -> tuple[Current, str] | None:
         current = self._pointer(consistent=False)
         if current is None:
             return None
-        cached = _last_read.get((self._table, current.version, current.sha256))
+        cached = _last_read.get((self._table.name, current.version, current.sha256))
         if cached is not None:
             return current, cached
         reply = self._read_chunks(current)
         _last_read.clear()
-        _last_read[(self._table, current.version, current.sha256)] = reply
+        _last_read[(self._table.name, current.version, current.sha256)] = reply
         return current, reply
 
     def current(self) -> Current | None:
         return self._pointer(consistent=True)
 
     def versions(self) -> list[VersionInfo]:
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :kind",
-            "ExpressionAttributeValues": {":kind": {"S": "VERSION"}},
-            "ConsistentRead": True,
-        }
-        found = []
-        while True:
-            page = self._client.query(**request)
-            found += [version_info(item) for item in page.get("Items", [])]
-            if "LastEvaluatedKey" not in page:
-                return found
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [version_info(item) for item in self._database.query(self._table, "VERSION", consistent=True)]
 
     def next_version(self) -> int:
-        reply = self._client.update_item(
-            TableName=self._table,
-            Key=COUNTER_KEY,
-            UpdateExpression="ADD n :one",
-            ExpressionAttributeValues={":one": {"N": "1"}},
-            ReturnValues="UPDATED_NEW",
-        )
-        return int(reply["Attributes"]["n"]["N"])
+        return self._database.increment(self._table, COUNTER_KEY)
 
     def write_version(self, info: VersionInfo, reply: str) -> None:
         """The chunks first, the manifest last: a version is listed only once it is whole."""
@@ -142,125 +124,66 @@ class DynamoChannelStore:
         if len(chunks) > MAX_CHUNKS:
             raise ValueError(f"{len(packed)} bytes compressed: more than {MAX_CHUNKS} chunks")
         for index, chunk in enumerate(chunks):
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    "pk": {"S": f"CHUNK#{version_key(info.version)}"},
-                    "sk": {"S": f"{index:04d}"},
-                    "data": {"B": chunk},
-                },
-            )
-        manifest = {name: {"N" if isinstance(value, int) else "S": str(value)} for name, value in asdict(info).items()}
-        self._client.put_item(
-            TableName=self._table,
-            Item={
-                "pk": {"S": "VERSION"},
-                "sk": {"S": version_key(info.version)},
-                **manifest,
-                "chunks": {"N": str(len(chunks))},
-            },
-            ConditionExpression="attribute_not_exists(pk)",
-        )
+            self._database.put(self._table, {**chunk_key(info.version, index), "data": chunk})
+        manifest = {**manifest_key(info.version), **asdict(info), "chunks": len(chunks)}
+        self._database.put(self._table, manifest, attr("pk").not_exists())
 
     def make_current(self, target: VersionInfo, seen: Current | None) -> None:
         """Point at `target` if the pointer is still `seen` (None: there was none) and `target` is still kept,
         in one transaction: a prune deleting the version meanwhile cannot leave the pointer on it (it deletes
         the manifest first). Else ConcurrentChange."""
-        chunks = self._chunk_count(target.version)
-        condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(pk)"}
-        if seen is not None:
-            condition = {
-                "ConditionExpression": "revision = :seen",
-                "ExpressionAttributeValues": {":seen": {"N": str(seen.revision)}},
-            }
+        try:
+            chunks = self._chunk_count(target.version)
+        except CorruptVersion:  # pruned since the caller listed it
+            raise ConcurrentChange(f"version {target.version} was deleted") from None
         pointer = {
             **CURRENT_KEY,
-            "version": {"N": str(target.version)},
-            "sha256": {"S": target.sha256},
-            "chunks": {"N": str(chunks)},
-            "revision": {"N": str((seen.revision if seen else 0) + 1)},
+            "version": target.version,
+            "sha256": target.sha256,
+            "chunks": chunks,
+            "revision": (seen.revision if seen else 0) + 1,
         }
-        kept = {
-            "TableName": self._table,
-            "Key": self._manifest_key(target.version),
-            "ConditionExpression": "attribute_exists(pk)",
-        }
+        unchanged = attr("pk").not_exists() if seen is None else attr("revision").eq(seen.revision)
+        kept = CheckItem(self._table, manifest_key(target.version), attr("pk").exists())
         try:
-            self._client.transact_write_items(
-                TransactItems=[
-                    {"ConditionCheck": kept},
-                    {"Put": {"TableName": self._table, "Item": pointer, **condition}},
-                ]
-            )
-        except self._client.exceptions.TransactionCanceledException:
+            self._database.transact([kept, PutItem(self._table, pointer, unchanged)])
+        except TransactionCancelled:
             raise ConcurrentChange(f"the current version changed, or version {target.version} was deleted") from None
 
     def delete_version(self, version: int) -> None:
         """The manifest first, so that a version is never listed without its chunks, and only while the
         pointer is elsewhere (one transaction): a rollback that landed meanwhile keeps its version.
         ConcurrentChange when the version is current."""
-        elsewhere = {
-            "TableName": self._table,
-            "Key": CURRENT_KEY,
-            "ConditionExpression": "attribute_not_exists(pk) OR version <> :version",
-            "ExpressionAttributeValues": {":version": {"N": str(version)}},
-        }
+        elsewhere = CheckItem(self._table, CURRENT_KEY, attr("pk").not_exists() | attr("version").ne(version))
         try:
-            self._client.transact_write_items(
-                TransactItems=[
-                    {"ConditionCheck": elsewhere},
-                    {"Delete": {"TableName": self._table, "Key": self._manifest_key(version)}},
-                ]
-            )
-        except self._client.exceptions.TransactionCanceledException:
+            self._database.transact([elsewhere, DeleteItem(self._table, manifest_key(version))])
+        except TransactionCancelled:
             raise ConcurrentChange(f"version {version} is current") from None
-        for chunk in self._chunk_keys(version):
-            self._client.delete_item(TableName=self._table, Key=chunk)
+        chunks = self._database.query(self._table, chunk_pk(version), projection=["pk", "sk"])
+        for chunk in list(chunks):
+            self._database.delete(self._table, chunk)
 
     def _chunk_count(self, version: int) -> int:
-        item = self._client.get_item(TableName=self._table, Key=self._manifest_key(version), ConsistentRead=True).get(
-            "Item"
-        )
+        item = self._database.get(self._table, manifest_key(version), consistent=True)
         if item is None:
             raise CorruptVersion(f"version {version} is not stored")
-        return int(item["chunks"]["N"])
+        return int(item["chunks"])
 
     def reply_of(self, target: VersionInfo) -> str:
         """A kept version's reply, whether current or not."""
         return self._read_chunks(Current(target.version, target.sha256, 0, self._chunk_count(target.version)))
 
-    @staticmethod
-    def _manifest_key(version: int) -> dict[str, Any]:
-        return {"pk": {"S": "VERSION"}, "sk": {"S": version_key(version)}}
-
-    def _chunk_keys(self, version: int) -> list[dict[str, Any]]:
-        reply = self._client.query(
-            TableName=self._table,
-            KeyConditionExpression="pk = :chunks",
-            ExpressionAttributeValues={":chunks": {"S": f"CHUNK#{version_key(version)}"}},
-            ProjectionExpression="pk, sk",
-        )
-        return reply.get("Items", [])
-
     def _pointer(self, *, consistent: bool) -> Current | None:
-        item = self._client.get_item(TableName=self._table, Key=CURRENT_KEY, ConsistentRead=consistent).get("Item")
+        item = self._database.get(self._table, CURRENT_KEY, consistent=consistent)
         if item is None:
             return None
-        return Current(
-            version=int(item["version"]["N"]),
-            sha256=item["sha256"]["S"],
-            revision=int(item["revision"]["N"]),
-            chunks=int(item["chunks"]["N"]),
-        )
+        return Current(version=item["version"], sha256=item["sha256"], revision=item["revision"], chunks=item["chunks"])
 
     def _read_chunks(self, current: Current) -> str:
         """One BatchGetItem, strongly consistent: the chunks were written before the pointer that named them."""
-        prefix = f"CHUNK#{version_key(current.version)}"
-        keys = [{"pk": {"S": prefix}, "sk": {"S": f"{index:04d}"}} for index in range(current.chunks)]
-        parts = {
-            item["sk"]["S"]: bytes(item["data"]["B"])
-            for item in batch_get_keys(self._client, self._table, keys, consistent=True)
-        }
+        keys = [chunk_key(current.version, index) for index in range(current.chunks)]
+        found = self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
+        parts = {item["sk"]: item["data"] for item in found}
         if len(parts) != current.chunks:
             raise CorruptVersion(f"version {current.version}: {len(parts)} of {current.chunks} chunks found")
         text = zlib.decompress(b"".join(parts[key] for key in sorted(parts))).decode("utf-8")
@@ -269,17 +192,20 @@ class DynamoChannelStore:
         return text
 
 
-def version_info(item: dict[str, Any]) -> VersionInfo:
-    return VersionInfo(
-        version=int(item["version"]["N"]),
-        loaded_at=item["loaded_at"]["S"],
-        source=item["source"]["S"],
-        channels=int(item["channels"]["N"]),
-        categories=int(item["categories"]["N"]),
-        size=int(item["size"]["N"]),
-        sha256=item["sha256"]["S"],
-        warnings=int(item["warnings"]["N"]),
-    )
+def manifest_key(version: int) -> Key:
+    return {"pk": "VERSION", "sk": version_key(version)}
+
+
+def chunk_pk(version: int) -> str:
+    return f"CHUNK#{version_key(version)}"
+
+
+def chunk_key(version: int, index: int) -> Key:
+    return {"pk": chunk_pk(version), "sk": f"{index:04d}"}
+
+
+def version_info(item: Item) -> VersionInfo:
+    return VersionInfo(**{field.name: item[field.name] for field in fields(VersionInfo)})
 
 
 class ChannelSettings(EnvSettings):
@@ -294,4 +220,4 @@ def channel_client_keys() -> frozenset[str]:
 
 
 def channel_store() -> DynamoChannelStore:
-    return DynamoChannelStore(client("dynamodb"), load_settings(ChannelSettings).table)
+    return DynamoChannelStore(dynamo_database(), load_settings(ChannelSettings).table)

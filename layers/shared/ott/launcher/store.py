@@ -17,17 +17,15 @@ One table, keyed `pk`/`sk`:
 
 import json
 import random
-import time
 import zlib
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import Field
 
-from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.launcher.clicks import (
     DAILY_HOURS,
@@ -52,10 +50,32 @@ from ott.launcher.records import (
 )
 from ott.launcher.selection import nearest_from
 from ott.observability import logger
-from ott.recordstore import ConcurrentChange, batch_get, batch_get_keys
 from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
+from ott.storage import (
+    CONDITION_FAILED,
+    CONFLICT,
+    MAX_ITEM_BYTES,
+    PASSED,
+    CheckItem,
+    Condition,
+    ConditionFailed,
+    Database,
+    DeleteItem,
+    Item,
+    Key,
+    Path,
+    PutItem,
+    Table,
+    TransactionCancelled,
+    Update,
+    UpdateItem,
+    attr,
+    concurrent_changes,
+    if_not_exists,
+)
+from ott.storage.dynamo import dynamo_database
 
-BLOCK_KEY = {"pk": {"S": "BLOCK"}, "sk": {"S": "current"}}
+BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
 CLICKS = "CLICKS"
 RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
 SNAPSHOTS = "SNAPSHOT"
@@ -76,8 +96,6 @@ HOUR_PREFIX = "h#"  # counter attributes: h#<hours since the epoch>
 HASHES, CLICKED, LEGACY_HASH_PREFIX = "hashes", "clicked", "s#"
 # The sort key's `from` part of the first snapshot: before every moment.
 BEFORE_ALL = "0000"
-# DynamoDB's item limit; a snapshot beyond it is refused before the write, with its size.
-MAX_ITEM_BYTES = 400 * 1024
 
 
 class SnapshotTooLarge(Exception):
@@ -141,20 +159,27 @@ def taken_at_of(snapshot_key: str) -> datetime:
     return datetime.strptime(snapshot_key.rsplit("|", 1)[-1], MOMENT_KEY).replace(tzinfo=UTC)
 
 
+def launcher_table(name: str) -> Table:
+    return Table(name, "pk", "sk", ttl="ttl")
+
+
+def counter_key(partition: str, poster_id: int) -> Key:
+    return {"pk": partition, "sk": poster_key(poster_id)}
+
+
 class DynamoLauncherStore:
     """`registry`: the registry's version pointer, read with the block by `current_and_registry` (the
     posters and poster functions); None where the registry is not read."""
 
-    def __init__(self, dynamodb: Any, table: str, registry: RegistryPointer | None = None) -> None:
-        self._dynamodb = dynamodb
-        self._table = table
+    def __init__(self, database: Database, table: str, registry: RegistryPointer | None = None) -> None:
+        self._database = database
+        self._table = launcher_table(table)
         self._registry = registry
 
     # The block
 
     def current(self) -> Current | None:
-        item = self._dynamodb.get_item(TableName=self._table, Key=BLOCK_KEY, ConsistentRead=True).get("Item")
-        return current_of(item)
+        return current_of(self._database.get(self._table, BLOCK_KEY, consistent=True))
 
     def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
         """One BatchGetItem across the two tables, both items strongly consistent: the block as `current`
@@ -162,15 +187,10 @@ class DynamoLauncherStore:
         if self._registry is None:
             return self.current(), None
         pointer = self._registry
-        found = batch_get(
-            self._dynamodb,
-            {
-                self._table: {"Keys": [BLOCK_KEY], "ConsistentRead": True},
-                pointer.table: {"Keys": [pointer.key], "ConsistentRead": True},
-            },
-        )
-        block, index = found[self._table], found[pointer.table]
-        return current_of(block[0] if block else None), pinned_registry_store(index[0] if index else None)
+        found = self._database.batch_get({self._table: [BLOCK_KEY], pointer.table: [pointer.key]}, consistent=True)
+        block, index = found[self._table.name], found[pointer.table.name]
+        registry = pinned_registry_store(index[0] if index else None, self._database)
+        return current_of(block[0] if block else None), registry
 
     def replace_block(self, current: Current) -> Current:
         """The block put conditionally on its version; the counters of posters it brings back return to the
@@ -179,7 +199,7 @@ class DynamoLauncherStore:
         ids = {entry.id for entry in current.block.posters}
         self._move_counters(RETIRED, CLICKS, self._retired(ids))
         done = self._put_block(current, ids)
-        self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]["S"]) not in ids])
+        self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]) not in ids])
         return done
 
     def _put_block(self, current: Current, ids: set[int]) -> Current:
@@ -188,135 +208,73 @@ class DynamoLauncherStore:
             "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
             "loaded_at": current.loaded_at.isoformat(),
         }
-        condition = (
-            {"ConditionExpression": "attribute_not_exists(pk)"}
-            if current.version == 0
-            else {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(current.version)}}}
-        )
-        item: dict[str, Any] = {
-            **BLOCK_KEY,
-            "doc": {"S": json.dumps(doc, ensure_ascii=False)},
-            "v": {"N": str(current.version + 1)},
-        }
+        item: Item = {**BLOCK_KEY, "doc": json.dumps(doc, ensure_ascii=False), "v": current.version + 1}
         if ids:  # a number set is never empty: without `ids`, every click is dropped
-            item["ids"] = {"NS": sorted(str(poster) for poster in ids)}
-        try:
-            self._dynamodb.put_item(TableName=self._table, Item=item, **condition)
-        except self._dynamodb.exceptions.ConditionalCheckFailedException:
-            raise ConcurrentChange from None
+            item["ids"] = ids
+        unchanged = attr("pk").not_exists() if current.version == 0 else attr("v").eq(current.version)
+        with concurrent_changes():
+            self._database.put(self._table, item, unchanged)
         return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
 
-    def _retired(self, ids: set[int]) -> list[dict[str, Any]]:
-        keys = [{"pk": {"S": RETIRED}, "sk": {"S": poster_key(poster)}} for poster in sorted(ids)]
-        return list(batch_get_keys(self._dynamodb, self._table, keys, consistent=True))
+    def _retired(self, ids: set[int]) -> list[Item]:
+        keys = [counter_key(RETIRED, poster) for poster in sorted(ids)]
+        return self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
 
-    def _counters(self) -> list[dict[str, Any]]:
-        return list(self._counter_items({"ConsistentRead": True}))
+    def _counters(self) -> list[Item]:
+        return list(self._database.query(self._table, CLICKS, consistent=True))
 
-    def _counter_items(self, options: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The items of the counters partition, page after page; `options` adds to the Query."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": CLICKS}},
-            **options,
-        }
-        while True:
-            reply = self._dynamodb.query(**request)
-            yield from reply.get("Items", [])
-            if "LastEvaluatedKey" not in reply:
-                return
-            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
-
-    def _move_counters(self, source: str, target: str, counters: list[dict[str, Any]]) -> None:
+    def _move_counters(self, source: str, target: str, counters: list[Item]) -> None:
         """Each counter from partition `source` to `target`, in one transaction. A counter already in `target`
         (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
         for counter in counters:
-            moved = {**counter, "pk": {"S": target}}
+            moved = PutItem(self._table, {**counter, "pk": target}, attr("pk").not_exists())
             try:
-                self._dynamodb.transact_write_items(
-                    TransactItems=[
-                        {
-                            "Put": {
-                                "TableName": self._table,
-                                "Item": moved,
-                                "ConditionExpression": "attribute_not_exists(pk)",
-                            }
-                        },
-                        {"Delete": {"TableName": self._table, "Key": {"pk": counter["pk"], "sk": counter["sk"]}}},
-                    ]
-                )
-            except self._dynamodb.exceptions.TransactionCanceledException:
-                logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]["S"]})
+                self._database.transact([moved, DeleteItem(self._table, self._table.key_of(counter))])
+            except TransactionCancelled:
+                logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]})
 
     # Clicks
 
     def count_once(self, click: Click) -> Counted:
-        remember = {
-            "Put": {
-                "TableName": self._table,
-                "Item": {
-                    "pk": {"S": f"EVENT#{click.event_id}"},
-                    "sk": {"S": "-"},
-                    "ttl": {"N": str(click.forget_event_at)},
-                },
-                "ConditionExpression": "attribute_not_exists(pk) OR #ttl <= :now",
-                "ExpressionAttributeNames": {"#ttl": "ttl"},
-                "ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}},
-            }
-        }
+        event = {"pk": f"EVENT#{click.event_id}", "sk": "-", "ttl": click.forget_event_at}
+        remember = PutItem(self._table, event, self._database.absent_or_expired(self._table))
         # In the same transaction, so that a click costs one call: the poster is in the block in force.
-        in_block = {
-            "ConditionCheck": {
-                "TableName": self._table,
-                "Key": BLOCK_KEY,
-                "ConditionExpression": "contains(#ids, :poster)",
-                "ExpressionAttributeNames": {"#ids": "ids"},
-                "ExpressionAttributeValues": {":poster": {"N": str(click.poster_id)}},
-            }
-        }
+        in_block = CheckItem(self._table, BLOCK_KEY, attr("ids").contains(click.poster_id))
         count = self._count(click, counted_hash(click))
         conflicts = refusals = 0
         while True:
             try:
-                self._dynamodb.transact_write_items(TransactItems=[remember, in_block, count])
+                self._database.transact([remember, in_block, count])
                 return Counted.COUNTED
-            except self._dynamodb.exceptions.TransactionCanceledException as error:
-                reasons = error.response.get("CancellationReasons", [])
-                codes = [reason.get("Code") for reason in reasons]
-                if codes[:1] == ["ConditionalCheckFailed"]:
+            except TransactionCancelled as cancelled:
+                codes = cancelled.codes  # a reason per operation, or fewer: slices, not indexes
+                if codes[:1] == [CONDITION_FAILED]:
                     return Counted.REPEATED
-                if codes[1:2] == ["ConditionalCheckFailed"]:
+                if codes[1:2] == [CONDITION_FAILED]:
                     return Counted.NOT_IN_BLOCK
-                if codes[2:3] not in ([], [None], ["None"], ["TransactionConflict"]) and refusals < COUNTER_REFUSALS:
+                if codes[2:3] not in ([], [PASSED], [CONFLICT]) and refusals < COUNTER_REFUSALS:
                     # The counter refused this update (the hash is new and the poster counts as many as it
                     # may, it has no hash counters yet, or another click changed them first): the next try
                     # fits the counter as the refusal found it.
                     refusals += 1
-                    count = self._count(click, hash_update(click, reasons[2].get("Item")))
+                    count = self._count(click, hash_update(click, cancelled.reasons[2].item))
                     continue
-                if "TransactionConflict" not in codes or conflicts == CONFLICT_RETRIES:
+                if CONFLICT not in codes or conflicts == CONFLICT_RETRIES:
                     raise
                 conflicts += 1
-            time.sleep(random.uniform(0.01, 0.05) * conflicts)  # noqa: S311 - jitter, not a secret
+            self._database.pause(random.uniform(0.01, 0.05) * conflicts)  # noqa: S311 - jitter, not a secret
 
-    def _count(self, click: Click, by_hash: "HashUpdate") -> dict[str, Any]:
+    def _count(self, click: Click, by_hash: "HashUpdate") -> UpdateItem:
         """The counter item's part of a click: one more in its lifetime and hour counts, the stale hours
         removed, and `by_hash`, the snapshot hash's part."""
-        stale = [f"{HOUR_PREFIX}{h}" for h in range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)]
-        names = {"#t": "total", "#h": f"{HOUR_PREFIX}{click.hour}", **by_hash.names}
-        names |= {f"#r{i}": name for i, name in enumerate(stale)}
-        removed = [*by_hash.removes, *(f"#r{i}" for i in range(len(stale)))]
-        update = {
-            "TableName": self._table,
-            "Key": {"pk": {"S": CLICKS}, "sk": {"S": poster_key(click.poster_id)}},
-            "UpdateExpression": f"ADD #t :one, #h :one SET {by_hash.sets} REMOVE {', '.join(removed)}",
-            "ConditionExpression": by_hash.condition,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": {":one": {"N": "1"}, **by_hash.values},
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # what the next try needs to know
-        }
-        return {"Update": update}
+        stale = range(click.hour - DAILY_HOURS - PRUNED_HOURS, click.hour - DAILY_HOURS)
+        update = Update().add("total", 1).add(f"{HOUR_PREFIX}{click.hour}", 1)
+        for path, value in by_hash.sets:
+            update.set(path, value)
+        update.remove(*by_hash.removes, *(f"{HOUR_PREFIX}{hour}" for hour in stale))
+        # The counter as the refusal found it is what the next try needs to know.
+        counter = counter_key(CLICKS, click.poster_id)
+        return UpdateItem(self._table, counter, update, by_hash.condition, return_old_on_failure=True)
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
         wanted = set(poster_ids)
@@ -330,40 +288,31 @@ class DynamoLauncherStore:
         day (and one more for clocks a little apart) and that hash's count are returned. DynamoDB still reads
         whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, under
         2 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
-        options: dict[str, Any] = {}
+        projection: list[Path | str] = []
         if snapshot_hash is not None:
-            first = first_hour_read()
-            names = [f"{HOUR_PREFIX}{hour}" for hour in range(first, first + DAILY_HOURS + 2)]
-            names += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}"]
-            options["ExpressionAttributeNames"] = {f"#a{i}": name for i, name in enumerate(names)}
-            options["ExpressionAttributeNames"] |= {"#m": HASHES, "#k": hash_key(snapshot_hash)}
-            options["ProjectionExpression"] = ", ".join([*(f"#a{i}" for i in range(len(names))), "#m.#k"])
+            first = first_hour_read(self._database.now())
+            projection = [f"{HOUR_PREFIX}{hour}" for hour in range(first, first + DAILY_HOURS + 2)]
+            projection += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}", attr(HASHES, hash_key(snapshot_hash))]
         found: dict[int, ClickReadings] = {}
-        for item in self._counter_items(options):
-            hourly = {int(name[2:]): int(value["N"]) for name, value in item.items() if name.startswith(HOUR_PREFIX)}
-            total = int(item.get("total", {"N": "0"})["N"])
-            found[int(item["sk"]["S"])] = ClickReadings(total=total, hourly=hourly, by_hash=hash_counts(item))
+        for item in self._database.query(self._table, CLICKS, projection=projection):
+            hourly = {int(name[2:]): value for name, value in item.items() if name.startswith(HOUR_PREFIX)}
+            found[int(item["sk"])] = ClickReadings(total=item.get("total", 0), hourly=hourly, by_hash=hash_counts(item))
         return found
 
     def forget_stale_hours(self, readings: Mapping[int, ClickReadings]) -> None:
         """One update per counter that has any, conditional on the counter being there (a load may have moved
         it out of the partition since). A click counting in such an hour meanwhile loses nothing the
         statistics show: the hour is outside the day they read, and its lifetime count is apart."""
-        first_read = first_hour_read()
+        first_read = first_hour_read(self._database.now())
         for poster, reading in readings.items():
             stale = sorted(hour for hour in reading.hourly if hour < first_read)
             for start in range(0, len(stale), STALE_HOURS_PER_UPDATE):
-                batch = stale[start : start + STALE_HOURS_PER_UPDATE]
-                names = {f"#r{i}": f"{HOUR_PREFIX}{hour}" for i, hour in enumerate(batch)}
+                forgotten = Update().remove(
+                    *(f"{HOUR_PREFIX}{hour}" for hour in stale[start : start + STALE_HOURS_PER_UPDATE])
+                )
                 try:
-                    self._dynamodb.update_item(
-                        TableName=self._table,
-                        Key={"pk": {"S": CLICKS}, "sk": {"S": poster_key(poster)}},
-                        UpdateExpression="REMOVE " + ", ".join(names),
-                        ConditionExpression="attribute_exists(pk)",
-                        ExpressionAttributeNames=names,
-                    )
-                except self._dynamodb.exceptions.ConditionalCheckFailedException:
+                    self._database.update(self._table, counter_key(CLICKS, poster), forgotten, attr("pk").exists())
+                except ConditionFailed:
                     break
 
     # Snapshots
@@ -380,23 +329,22 @@ class DynamoLauncherStore:
             raise SnapshotTooLarge(f"the snapshot is {len(packed)} bytes compressed, above DynamoDB's item limit")
         # Keyed by the moment from which it is the nearest, after the latest one stored (its doc says when it
         # was taken), so that the nearest snapshot is one read. One taken at the same moment replaces it.
-        latest = self._snapshot_items("sk > :at", BEFORE_ALL, forward=False)
-        before = taken_at_of(latest[0]["sk"]["S"]) if latest else None
+        latest = self._snapshot_items(attr("sk").gt(BEFORE_ALL), forward=False)
+        before = taken_at_of(latest[0]["sk"]) if latest else None
         start = nearest_from(before, snapshot.taken_at)
         key = f"{BEFORE_ALL if start is None else moment_key(start)}|{moment_key(snapshot.taken_at)}"
         if latest and before == snapshot.taken_at:
-            key = latest[0]["sk"]["S"]
-        item = {"pk": {"S": SNAPSHOTS}, "sk": {"S": key}, "doc": {"B": packed}}
-        self._dynamodb.put_item(TableName=self._table, Item=item)
+            key = latest[0]["sk"]
+        self._database.put(self._table, {"pk": SNAPSHOTS, "sk": key, "doc": packed})
 
     def nearest_snapshot(self, moment: datetime) -> Snapshot | None:
         """One Query: the snapshot nearest from the latest `from` before the moment. Snapshots stored before
         this key layout (keyed by their time alone) answer as the latest taken at or before the moment."""
         at = moment_key(moment)
-        items = self._snapshot_items("sk < :at", at, forward=False) or self._snapshot_items("sk > :at", at, True)
+        items = self._snapshot_items(attr("sk").lt(at), forward=False) or self._snapshot_items(attr("sk").gt(at))
         if not items:
             return None
-        doc = json.loads(zlib.decompress(items[0]["doc"]["B"]))
+        doc = json.loads(zlib.decompress(items[0]["doc"]))
         return Snapshot(
             taken_at=datetime.fromisoformat(doc["taken_at"]),
             block=block_from_json(doc["block"]),
@@ -404,42 +352,32 @@ class DynamoLauncherStore:
             readings={int(key): readings_from_json(value) for key, value in doc["readings"].items()},
         )
 
-    def _snapshot_items(self, condition: str, at: str, forward: bool) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = self._dynamodb.query(
-            TableName=self._table,
-            KeyConditionExpression=f"pk = :pk AND {condition}",
-            ExpressionAttributeValues={":pk": {"S": SNAPSHOTS}, ":at": {"S": at}},
-            ScanIndexForward=forward,
-            Limit=1,
-        ).get("Items", [])
-        return items
+    def _snapshot_items(self, sort: Condition, forward: bool = True) -> list[Item]:
+        return list(self._database.query(self._table, SNAPSHOTS, sort, forward=forward, limit=1))
 
 
 @dataclass(frozen=True)
 class HashUpdate:
-    """The snapshot hash's part of a counter's update: its SET clause, what it removes, its condition."""
+    """The snapshot hash's part of a counter's update: what it sets, its condition, what it removes."""
 
-    sets: str
-    condition: str
-    names: dict[str, str]
-    values: dict[str, Any]
-    removes: tuple[str, ...] = ()
+    sets: tuple[tuple[Path, object], ...]
+    condition: Condition
+    removes: tuple[Path, ...] = ()
 
 
-MAPS = {"#m": HASHES, "#c": CLICKED}
+HASH_COUNTS, LAST_CLICKED = attr(HASHES), attr(CLICKED)
 
 
 def counted_hash(click: Click) -> HashUpdate:
     """One more for a hash the poster counts already, or a new one while it counts fewer than it may."""
+    key = hash_key(click.snapshot_hash)
     return HashUpdate(
-        sets="#m.#s = if_not_exists(#m.#s, :zero) + :one, #c.#s = :hour",
-        condition="size(#m) < :room OR attribute_exists(#m.#s)",
-        names={**MAPS, "#s": hash_key(click.snapshot_hash)},
-        values={":zero": {"N": "0"}, ":hour": {"N": str(click.hour)}, ":room": {"N": str(HASHES_PER_POSTER)}},
+        sets=((HASH_COUNTS[key], if_not_exists(HASH_COUNTS[key], 0) + 1), (LAST_CLICKED[key], click.hour)),
+        condition=HASH_COUNTS.size().lt(HASHES_PER_POSTER) | HASH_COUNTS[key].exists(),
     )
 
 
-def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
+def hash_update(click: Click, counter: Item | None) -> HashUpdate:
     """The hash's part after `counted_hash` was refused, for the counter as the refusal found it (None:
     not returned): the first hash of a counter without hash counters (a poster's first click, or a counter
     written before they were bounded); or, the poster counting as many hashes as it may, the new one in place
@@ -447,55 +385,45 @@ def hash_update(click: Click, counter: dict[str, Any] | None) -> HashUpdate:
     key = hash_key(click.snapshot_hash)
     if counter is None or HASHES not in counter or CLICKED not in counter:
         return HashUpdate(
-            sets="#m = :first, #c = :hour",
-            condition="attribute_not_exists(#m)",
-            names=MAPS,
-            values={
-                ":first": {"M": {key: {"N": "1"}}},
-                ":hour": {"M": {key: {"N": str(click.hour)}}},
-            },
+            sets=((HASH_COUNTS, {key: 1}), (LAST_CLICKED, {key: click.hour})), condition=HASH_COUNTS.not_exists()
         )
-    clicked = {name: int(value["N"]) for name, value in counter[CLICKED]["M"].items()}
+    clicked: dict[str, int] = counter[CLICKED]
     if key in clicked or len(clicked) < HASHES_PER_POSTER:  # changed since: try again
         return counted_hash(click)
-    counts = {name: int(value["N"]) for name, value in counter[HASHES]["M"].items()}
-    oldest = giving_way(clicked, counts)
+    oldest = giving_way(clicked, counter[HASHES])
     return HashUpdate(
-        sets="#m.#s = :one, #c.#s = :hour",
-        condition="#c.#o = :then AND attribute_not_exists(#m.#s)",
-        names={**MAPS, "#s": key, "#o": oldest},
-        values={":hour": {"N": str(click.hour)}, ":then": {"N": str(clicked[oldest])}},
-        removes=("#m.#o", "#c.#o"),
+        sets=((HASH_COUNTS[key], 1), (LAST_CLICKED[key], click.hour)),
+        condition=LAST_CLICKED[oldest].eq(clicked[oldest]) & HASH_COUNTS[key].not_exists(),
+        removes=(HASH_COUNTS[oldest], LAST_CLICKED[oldest]),
     )
 
 
-def first_hour_read() -> int:
+def first_hour_read(now: int) -> int:
     """The oldest hour the statistics read: the rolling day's, and one more for clocks a little apart."""
-    return int(time.time()) // HOUR - DAILY_HOURS
+    return now // HOUR - DAILY_HOURS
 
 
-def hash_counts(counter: dict[str, Any]) -> dict[str, int]:
+def hash_counts(counter: Item) -> dict[str, int]:
     """A counter's clicks per snapshot hash: its map, plus what it counted before the map (`s#<hash>`)."""
     counts: Counter[str] = Counter()
     for name, value in counter.items():
         if name.startswith(LEGACY_HASH_PREFIX):
-            counts[hash_key(name[len(LEGACY_HASH_PREFIX) :])] += int(value["N"])
-    for name, value in counter.get(HASHES, {}).get("M", {}).items():
-        counts[name] += int(value["N"])
+            counts[hash_key(name[len(LEGACY_HASH_PREFIX) :])] += value
+    counts.update(counter.get(HASHES, {}))
     return dict(counts)
 
 
-def current_of(item: dict[str, Any] | None) -> Current | None:
+def current_of(item: Item | None) -> Current | None:
     if item is None:
         return None
-    doc = json.loads(item["doc"]["S"])
+    doc = json.loads(item["doc"])
     return Current(
         block=block_from_json(doc["block"]),
         approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
         loaded_at=datetime.fromisoformat(doc["loaded_at"]),
-        version=int(item["v"]["N"]),
+        version=item["v"],
     )
 
 
 def launcher_store(registry: RegistryPointer | None = None) -> DynamoLauncherStore:
-    return DynamoLauncherStore(client("dynamodb"), load_settings(LauncherSettings).table, registry)
+    return DynamoLauncherStore(dynamo_database(), load_settings(LauncherSettings).table, registry)

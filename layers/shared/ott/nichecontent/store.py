@@ -19,13 +19,26 @@ into work has left the list when the encoder's 2xx is sent. Other changes are on
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
-from ott.aws import client
 from ott.config import load_settings
 from ott.nichecontent.models import ContentItem, NicheItem, Status
 from ott.nichecontent.settings import NicheSettings
-from ott.recordstore import ConcurrentChange, RecordTooLarge, is_size_error
+from ott.storage import (
+    Database,
+    DeleteItem,
+    Index,
+    Item,
+    Key,
+    PutItem,
+    RecordTooLarge,
+    Table,
+    Update,
+    UpdateItem,
+    attr,
+    concurrent_changes,
+)
+from ott.storage.dynamo import dynamo_database
 
 AWAITING = "AWAITING"
 COUNT_SK = "#COUNT"  # '#' sorts before the digits every list row's key starts with
@@ -66,138 +79,92 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def item_key(item_id: str) -> dict[str, Any]:
-    return {"pk": {"S": f"ITEM#{item_id}"}, "sk": {"S": "ITEM"}}
+def item_key(item_id: str) -> Key:
+    return {"pk": f"ITEM#{item_id}", "sk": "ITEM"}
 
 
-def list_key(item: NicheItem) -> dict[str, Any] | None:
+def list_key(item: NicheItem) -> Key | None:
     """The item's row in the list of items awaiting encoding, or None when it is not awaiting."""
     if item.status != Status.AWAITING:
         return None
-    return {"pk": {"S": AWAITING}, "sk": {"S": f"{timestamp(item.status_since)}#{item.id}"}}
+    return {"pk": AWAITING, "sk": f"{timestamp(item.status_since)}#{item.id}"}
 
 
-COUNT_KEY = {"pk": {"S": AWAITING}, "sk": {"S": COUNT_SK}}
+COUNT_KEY: Key = {"pk": AWAITING, "sk": COUNT_SK}
 
 
-def stored(row: dict[str, Any]) -> StoredItem:
-    return StoredItem(NicheItem.model_validate_json(row["doc"]["S"]), int(row["v"]["N"]))
+def niche_table(name: str) -> Table:
+    return Table(name, "pk", "sk", indexes=(Index(ATTENTION_INDEX, "attention", "attentionAt"),))
+
+
+def stored(row: Item) -> StoredItem:
+    return StoredItem(NicheItem.model_validate_json(row["doc"]), row["v"])
 
 
 class DynamoNicheStore:
-    def __init__(self, dynamodb: Any, table: str) -> None:
-        self._dynamodb = dynamodb
-        self._table = table
+    def __init__(self, database: Database, table: str) -> None:
+        self._database = database
+        self._table = niche_table(table)
 
     def awaiting(self, skip: int, count: int) -> tuple[int, list[ContentItem]]:
+        """One strongly consistent Query of the list, as far as the page: the count row comes first, so a
+        page past the end reads nothing more."""
         wanted = skip + count
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :awaiting",
-            "ExpressionAttributeValues": {":awaiting": {"S": AWAITING}},
-            "ConsistentRead": True,
-            "Limit": min(wanted + 1, QUERY_LIMIT),
-        }
-        total, rows = 0, []
-        while True:
-            reply = self._dynamodb.query(**request)
-            for row in reply.get("Items", []):
-                if row["sk"]["S"] == COUNT_SK:
-                    total = int(row["n"]["N"])
-                else:
-                    rows.append(row)
-            if skip >= total or len(rows) >= wanted or "LastEvaluatedKey" not in reply:
-                break  # the count comes first: a page past the end reads nothing more
-            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
-            request["Limit"] = min(wanted - len(rows), QUERY_LIMIT)
+        total, rows = 0, list[Item]()
+        list_rows = self._database.query(
+            self._table, AWAITING, consistent=True, page_size=QUERY_LIMIT, limit=wanted + 1
+        )
+        for row in list_rows:
+            if row["sk"] == COUNT_SK:
+                total = row["n"]
+                if skip >= total:
+                    break
+            else:
+                rows.append(row)
         return total, [
-            ContentItem(id=row["id"]["S"], source_url=row["source_url"]["S"], encoding_status_id=Status.AWAITING)
+            ContentItem(id=row["id"], source_url=row["source_url"], encoding_status_id=Status.AWAITING)
             for row in rows[skip:wanted]
         ]
 
     def get(self, item_id: str) -> StoredItem | None:
-        reply = self._dynamodb.get_item(TableName=self._table, Key=item_key(item_id), ConsistentRead=True)
-        return stored(reply["Item"]) if "Item" in reply else None
+        row = self._database.get(self._table, item_key(item_id), consistent=True)
+        return stored(row) if row is not None else None
 
     def save(self, item: NicheItem, before: StoredItem | None, due_at: datetime | None) -> None:
-        row = {
+        row: Item = {
             **item_key(item.id),
-            "v": {"N": str(before.version + 1 if before else 1)},
-            "status": {"N": str(int(item.status))},
-            "doc": {"S": item.model_dump_json()},
+            "v": before.version + 1 if before else 1,
+            "status": int(item.status),
+            "doc": item.model_dump_json(),
         }
         if due_at is not None:
-            row |= {"attention": {"S": QUEUE}, "attentionAt": {"S": timestamp(due_at)}}
+            row |= {"attention": QUEUE, "attentionAt": timestamp(due_at)}
         elif item.status == Status.FAILURE:
-            row |= {"attention": {"S": OPERATOR}, "attentionAt": {"S": timestamp(item.status_since)}}
-        put: dict[str, Any] = {"TableName": self._table, "Item": row}
-        if before is None:
-            put["ConditionExpression"] = "attribute_not_exists(pk)"
-        else:
-            put["ConditionExpression"] = "v = :v"
-            put["ExpressionAttributeValues"] = {":v": {"N": str(before.version)}}
+            row |= {"attention": OPERATOR, "attentionAt": timestamp(item.status_since)}
+        unchanged = attr("pk").not_exists() if before is None else attr("v").eq(before.version)
+        put = PutItem(self._table, row, unchanged)
         left, entered = list_key(before.item) if before else None, list_key(item)
-        if left == entered:
-            self._write(lambda: self._dynamodb.put_item(**put))
-            return
-        operations: list[dict[str, Any]] = [{"Put": put}]
-        if left is not None:
-            operations.append({"Delete": {"TableName": self._table, "Key": left}})
-        if entered is not None:
-            row = {**entered, "id": {"S": item.id}, "source_url": {"S": item.source_url}}
-            operations.append({"Put": {"TableName": self._table, "Item": row}})
+        operations: list[PutItem | DeleteItem | UpdateItem] = [put]
+        if left is not None and left != entered:
+            operations.append(DeleteItem(self._table, left))
+        if entered is not None and left != entered:
+            operations.append(PutItem(self._table, {**entered, "id": item.id, "source_url": item.source_url}))
         change = (entered is not None) - (left is not None)
         if change:
-            operations.append(
-                {
-                    "Update": {
-                        "TableName": self._table,
-                        "Key": COUNT_KEY,
-                        "UpdateExpression": "ADD n :change",
-                        "ExpressionAttributeValues": {":change": {"N": str(change)}},
-                    }
-                }
-            )
-        self._write(lambda: self._dynamodb.transact_write_items(TransactItems=operations))
-
-    def _write(self, call: Any) -> None:
-        errors = self._dynamodb.exceptions
+            operations.append(UpdateItem(self._table, COUNT_KEY, Update().add("n", change)))
         try:
-            call()
-        except errors.ConditionalCheckFailedException:
-            raise ConcurrentChange from None
-        except errors.TransactionCanceledException as error:
-            reasons = error.response.get("CancellationReasons", [])
-            if any(is_size_error(reason.get("Message", "")) for reason in reasons):
-                raise RecordTooLarge("the item's history is too large to store") from None
-            if {reason.get("Code") for reason in reasons} & {"ConditionalCheckFailed", "TransactionConflict"}:
-                raise ConcurrentChange from None
-            raise
-        except errors.ClientError as error:
-            if is_size_error(error.response.get("Error", {}).get("Message", "")):
-                raise RecordTooLarge("the item's history is too large to store") from None
-            raise
+            with concurrent_changes():
+                self._database.write_together(operations)
+        except RecordTooLarge:
+            raise RecordTooLarge("the item's history is too large to store") from None
 
     def due(self, now: datetime) -> Iterator[StoredItem]:
-        return self._attention("attention = :who AND attentionAt <= :now", QUEUE, {":now": {"S": timestamp(now)}})
+        due = attr("attentionAt").le(timestamp(now))
+        return map(stored, self._database.query(self._table, QUEUE, due, index=ATTENTION_INDEX))
 
     def given_up(self) -> Iterator[StoredItem]:
-        return self._attention("attention = :who", OPERATOR, {})
-
-    def _attention(self, condition: str, who: str, values: dict[str, Any]) -> Iterator[StoredItem]:
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "IndexName": ATTENTION_INDEX,
-            "KeyConditionExpression": condition,
-            "ExpressionAttributeValues": {":who": {"S": who}, **values},
-        }
-        while True:
-            reply = self._dynamodb.query(**request)
-            yield from (stored(row) for row in reply.get("Items", []))
-            if "LastEvaluatedKey" not in reply:
-                return
-            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+        return map(stored, self._database.query(self._table, OPERATOR, index=ATTENTION_INDEX))
 
 
 def niche_store() -> DynamoNicheStore:
-    return DynamoNicheStore(client("dynamodb"), load_settings(NicheSettings).table)
+    return DynamoNicheStore(dynamo_database(), load_settings(NicheSettings).table)

@@ -13,6 +13,7 @@ SUPPORT_STAGE = 4
 @dataclass(slots=True)
 class ConfirmationRequest(Record):
     kind: ClassVar[str] = "REQ"
+    key_field: ClassVar[str] = "request_id"
     request_id: str = ""
     account_id: int = 0
     phone: str = ""
@@ -32,10 +33,6 @@ class ConfirmationRequest(Record):
     # The confirmed phone's: an anonymous account's lifetime from the request on (auth pushes it with the
     # account's); None for a personal account, whose phone stays.
     phone_expires_at: int | None = None
-
-    @property
-    def key(self) -> str:
-        return self.request_id
 
     @property
     def ttl(self) -> int | None:

@@ -3,7 +3,6 @@
 
 import json
 from functools import cache
-from typing import Any
 
 from ott.accounts import ConfirmedPhone
 from ott.aws import client
@@ -15,19 +14,21 @@ from ott.phoneconfirm.ports import Providers
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
 from ott.recordstore import DynamoRecordStore, RecordStore
+from ott.storage import Database
+from ott.storage.dynamo import dynamo_database
 
 # The port the domain uses: versioned records (ott.recordstore), the requests and the confirmed phone.
 PhoneStore = RecordStore
 
 
-def phone_records(dynamodb: Any, table: str, auth_table: str) -> DynamoRecordStore:
+def phone_records(database: Database, table: str, auth_table: str) -> DynamoRecordStore:
     tables = {ConfirmationRequest: table, ConfirmedPhone: auth_table}
-    return DynamoRecordStore(dynamodb, tables, counter_table=table)
+    return DynamoRecordStore(database, tables, counter_table=table)
 
 
 def phone_store() -> DynamoRecordStore:
     settings = load_settings(PhoneSettings)
-    return phone_records(client("dynamodb"), settings.table, settings.auth_table)
+    return phone_records(dynamo_database(), settings.table, settings.auth_table)
 
 
 def step_functions() -> StepFunctions:

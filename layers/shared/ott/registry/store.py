@@ -18,18 +18,14 @@ import base64
 import contextlib
 import hashlib
 import json
-import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import count
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.recordstore import back_off, batch_get_keys, increment_item
 from ott.registry.catalog import (
     CatalogIndex,
     CatalogSnapshot,
@@ -40,7 +36,6 @@ from ott.registry.catalog import (
 )
 from ott.registry.layout import (
     COUNT,
-    Key,
     Kind,
     Listing,
     catalog_items,
@@ -48,7 +43,11 @@ from ott.registry.layout import (
     listing_pk,
     name_pk,
 )
+from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
+from ott.storage import ConditionFailed, Database, DeleteItem, Item, Key, PutItem, Table, Update, attr
+from ott.storage.database import BATCH_WRITE_LIMIT
+from ott.storage.dynamo import dynamo_database
 
 
 @dataclass
@@ -125,14 +124,13 @@ KINDS: dict[str, type[BaseModel]] = {
     Kind.ISOLATION: HubIsolation,
     Kind.PREFIX: PrefixNode,
 }
-INDEX_KEY = {"pk": {"S": "INDEX"}, "sk": {"S": "current"}}
+INDEX_KEY: Key = {"pk": "INDEX", "sk": "current"}
 EMPTY_INDEX = CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
 # The loader's record of what the table holds: a digest per item, in this many chunks (by a hash of the key),
 # so that a reload reads a few items instead of the table and rewrites only the chunks that changed.
 MANIFEST = "MANIFEST"
 MANIFEST_CHUNKS = 256
 UNRECORDED = "?"  # the digest of an item found in the table but not in the manifest: never equal to a real one
-BATCH_WRITE_LIMIT = 25
 # Items of a listing a reader may skip (deleted or not yet published) before its page is full.
 SKIP_ALLOWANCE = 8
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -145,15 +143,15 @@ class Generation:
     gen: int
     aborted: frozenset[int] = frozenset()
 
-    def content(self, item: dict) -> str | None:
+    def content(self, item: Item) -> str | None:
         """The item's content in this generation; None when it did not exist then."""
-        written = int(item["v"]["N"]) if "v" in item else 0
+        written = item.get("v", 0)
         if written <= self.gen and written not in self.aborted:
-            return item["doc"]["S"] if "doc" in item else None
+            return item.get("doc")
         if "pv" in item:
-            kept = int(item["pv"]["N"])
+            kept = item["pv"]
             if kept <= self.gen and kept not in self.aborted:
-                return item["prev"]["S"] if "prev" in item else None
+                return item.get("prev")
         return None
 
 
@@ -161,7 +159,7 @@ def digest(doc: str) -> str:
     return hashlib.blake2b(doc.encode(), digest_size=9).hexdigest()
 
 
-def manifest_chunk(key: Key) -> str:
+def manifest_chunk(key: ItemKey) -> str:
     number = int.from_bytes(hashlib.blake2b(f"{key[0]}\n{key[1]}".encode(), digest_size=4).digest(), "big")
     return f"{number % MANIFEST_CHUNKS:03d}"
 
@@ -174,15 +172,24 @@ def decode_chunk(doc: str) -> dict[str, str]:
     return json.loads(zlib.decompress(base64.b64decode(doc)))
 
 
-def chunk_key(key: Key) -> str:
+def chunk_key(key: ItemKey) -> str:
     return f"{key[0]}\n{key[1]}"
 
 
+def registry_table(name: str) -> Table:
+    return Table(name, "pk", "sk")
+
+
+def known_info_table(name: str) -> Table:
+    """knownInfo reports and the per-address counters, expiring by `expiresAt`."""
+    return Table(name, "reportId", ttl="expiresAt")
+
+
 class DynamoRegistryStore:
-    def __init__(self, client: Any, table: str, reports_table: str) -> None:
-        self._client = client
-        self._table = table
-        self._reports_table = reports_table
+    def __init__(self, database: Database, table: str, reports_table: str) -> None:
+        self._database = database
+        self._table = registry_table(table)
+        self._reports = known_info_table(reports_table)
         self._generation: Generation | None = None
         self._pinned: CatalogIndex | None = None
 
@@ -191,11 +198,11 @@ class DynamoRegistryStore:
         pinned to a pointer item read elsewhere (`pin`) answers from that item."""
         if self._pinned is not None:
             return self._pinned
-        item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
+        item = self._database.get(self._table, INDEX_KEY, consistent=True)
         self._generation = pointer_generation(item)
         return index_of(item)
 
-    def pin(self, pointer: dict[str, Any] | None) -> None:
+    def pin(self, pointer: Item | None) -> None:
         """See the registry as of `pointer`, its version pointer item (None: absent) that another service read,
         strongly consistent, in one call with items of its own: no read of the pointer follows, and every
         read sees that generation."""
@@ -215,7 +222,7 @@ class DynamoRegistryStore:
         area_ids: Iterable[int] = (),
         hub_names: Iterable[str] = (),
     ) -> Selection:
-        keys: list[Key] = [(Kind.CONTRACTOR, id_key(i)) for i in set(contractor_ids)]
+        keys: list[ItemKey] = [(Kind.CONTRACTOR, id_key(i)) for i in set(contractor_ids)]
         keys += [(Kind.TERRITORY, id_key(i)) for i in set(territory_ids)]
         keys += [(Kind.PREFIX, key) for key in set(prefix_keys)]
         keys += [(Kind.AREA, id_key(i)) for i in set(area_ids)]
@@ -225,7 +232,7 @@ class DynamoRegistryStore:
             doc = self._seen().content(item)
             if doc is None:
                 continue
-            entry = KINDS[item["pk"]["S"]].model_validate_json(doc)
+            entry = KINDS[item["pk"]].model_validate_json(doc)
             if isinstance(entry, ContractorEntry):
                 selection.contractors[entry.contractor_id] = entry
             elif isinstance(entry, TerritoryNode):
@@ -272,24 +279,20 @@ class DynamoRegistryStore:
         return self._entities(Kind.ISOLATION, HubIsolation)
 
     def save_report(self, report: KnownInfoReport) -> None:
-        self._client.put_item(
-            TableName=self._reports_table,
-            Item={
-                "reportId": {"S": report.report_id},
-                "receivedAt": {"S": report.received_at},
-                "expiresAt": {"N": str(report.expires_at)},
-                "sourceIp": {"S": report.source_ip},
-                **({"uid": {"S": report.uid}} if report.uid else {}),
-                "knownInfo": {"S": json.dumps(report.known_info, ensure_ascii=False)},
-                "whereami": {"S": json.dumps(report.whereami, ensure_ascii=False)},
-            },
-            ConditionExpression="attribute_not_exists(reportId)",
-        )
+        item = {
+            "reportId": report.report_id,
+            "receivedAt": report.received_at,
+            "expiresAt": report.expires_at,
+            "sourceIp": report.source_ip,
+            **({"uid": report.uid} if report.uid else {}),
+            "knownInfo": json.dumps(report.known_info, ensure_ascii=False),
+            "whereami": json.dumps(report.whereami, ensure_ascii=False),
+        }
+        self._database.put(self._reports, item, attr("reportId").not_exists())
 
     def increment(self, counter: str, expires_at: int) -> int:
         """Rate-limit counters live among the reports, keyed `COUNTER#<name>`, and expire by the same TTL."""
-        key = {"reportId": {"S": f"COUNTER#{counter}"}}
-        return increment_item(self._client, self._reports_table, key, "expiresAt", expires_at)
+        return self._database.count_in_window(self._reports, {"reportId": f"COUNTER#{counter}"}, expires_at)
 
     def replace_catalog(self, snapshot: CatalogSnapshot) -> int:
         """Make the table hold `snapshot`, writing only the items that changed; readers switch at once when the
@@ -302,29 +305,29 @@ class DynamoRegistryStore:
             before = self._contents(plan.existing)
             before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
             contents = {**plan.writes, **{(MANIFEST, chunk): encode_chunk(new) for chunk, new in plan.manifest.items()}}
-            requests = [
-                {"PutRequest": {"Item": versioned(key, doc, load.gen, published, before.get(key))}}
+            writes: list[PutItem | DeleteItem] = [
+                PutItem(self._table, versioned(key, doc, load.gen, published, before.get(key)))
                 for key, doc in contents.items()
             ]
-            requests += [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for pk, sk in plan.purged]
-            for number, start in enumerate(range(0, len(requests), BATCH_WRITE_LIMIT)):
-                if number and number % RENEW_EVERY_BATCHES == 0:
+            writes += [DeleteItem(self._table, {"pk": pk, "sk": sk}) for pk, sk in plan.purged]
+            per_renewal = RENEW_EVERY_BATCHES * BATCH_WRITE_LIMIT
+            for start in range(0, len(writes), per_renewal):
+                if start:
                     self._renew(load)
-                self._batch_write(requests[start : start + BATCH_WRITE_LIMIT])
+                self._batch_write(writes[start : start + per_renewal])
             self._publish(snapshot.index, load)
         except BaseException:
             self._release(load)  # an error or Ctrl-C: the next load need not wait for the claim to go stale
             raise
-        return len(requests) + 1
+        return len(writes) + 1
 
     def _begin_load(self) -> Generation:
         """Claim the next generation in the pointer. A load whose claim is still fresh is running: this one is
         refused. One whose claim went stale (its process died) counts as aborted."""
-        now = int(time.time())
-        item = self._client.get_item(TableName=self._table, Key=INDEX_KEY, ConsistentRead=True).get("Item")
-        current = pointer_generation(item)
-        unfinished = int(item["pending"]["N"]) if item and "pending" in item else None
-        renewed = int(item["pendingSince"]["N"]) if item and "pendingSince" in item else 0
+        now = self._database.now()
+        item = self._database.get(self._table, INDEX_KEY, consistent=True) or {}
+        current = pointer_generation(item or None)
+        unfinished, renewed = item.get("pending"), item.get("pendingSince", 0)
         if unfinished is not None and now - renewed < LOAD_LEASE_SECONDS:
             raise ConcurrentLoad(
                 f"load {unfinished} is still writing the registry; run this one when it is done (a load that"
@@ -332,20 +335,11 @@ class DynamoRegistryStore:
             )
         aborted = current.aborted | ({unfinished} if unfinished is not None else set())
         gen = max({current.gen, *aborted}) + 1
-        claim = {":gen": {"N": str(gen)}, ":now": {"N": str(now)}, ":aborted": {"S": json.dumps(sorted(aborted))}}
-        if unfinished is None:
-            condition = "attribute_not_exists(pending)"
-        else:
-            condition, claim[":unfinished"] = "pending = :unfinished", {"N": str(unfinished)}
+        claim = Update().set("pending", gen).set("pendingSince", now).set("aborted", json.dumps(sorted(aborted)))
+        free = attr("pending").not_exists() if unfinished is None else attr("pending").eq(unfinished)
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=INDEX_KEY,
-                UpdateExpression="SET pending = :gen, pendingSince = :now, aborted = :aborted",
-                ConditionExpression=condition,
-                ExpressionAttributeValues=claim,
-            )
-        except self._client.exceptions.ConditionalCheckFailedException:
+            self._database.update(self._table, INDEX_KEY, claim, free)
+        except ConditionFailed:
             raise ConcurrentLoad("another load started at the same time; run the load again") from None
         self._generation = Generation(current.gen, frozenset(aborted))
         return Generation(gen, frozenset(aborted))
@@ -353,43 +347,33 @@ class DynamoRegistryStore:
     def _release(self, load: Generation) -> None:
         """Give up this load's claim, its generation aborted; nothing if another load holds the claim now."""
         aborted = json.dumps(sorted(load.aborted | {load.gen}))
-        with contextlib.suppress(self._client.exceptions.ConditionalCheckFailedException):
-            self._client.update_item(
-                TableName=self._table,
-                Key=INDEX_KEY,
-                UpdateExpression="REMOVE pending, pendingSince SET aborted = :aborted",
-                ConditionExpression="pending = :gen",
-                ExpressionAttributeValues={":aborted": {"S": aborted}, ":gen": {"N": str(load.gen)}},
-            )
+        release = Update().remove("pending", "pendingSince").set("aborted", aborted)
+        with contextlib.suppress(ConditionFailed):
+            self._database.update(self._table, INDEX_KEY, release, attr("pending").eq(load.gen))
 
     def _renew(self, load: Generation) -> None:
         """Keep this load's claim fresh; stop writing at once when another load has taken it over."""
+        renewal = Update().set("pendingSince", self._database.now())
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=INDEX_KEY,
-                UpdateExpression="SET pendingSince = :now",
-                ConditionExpression="pending = :gen",
-                ExpressionAttributeValues={":now": {"N": str(int(time.time()))}, ":gen": {"N": str(load.gen)}},
-            )
-        except self._client.exceptions.ConditionalCheckFailedException:
+            self._database.update(self._table, INDEX_KEY, renewal, attr("pending").eq(load.gen))
+        except ConditionFailed:
             raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
 
     def _publish(self, index: CatalogIndex, load: Generation) -> None:
+        pointer = {
+            **INDEX_KEY,
+            "doc": index.model_dump_json(by_alias=True),
+            "gen": load.gen,
+            "aborted": json.dumps(sorted(load.aborted)),
+        }
         try:
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    **INDEX_KEY,
-                    "doc": {"S": index.model_dump_json(by_alias=True)},
-                    "gen": {"N": str(load.gen)},
-                    "aborted": {"S": json.dumps(sorted(load.aborted))},
-                },
-                ConditionExpression="pending = :gen",
-                ExpressionAttributeValues={":gen": {"N": str(load.gen)}},
-            )
-        except self._client.exceptions.ConditionalCheckFailedException:
+            self._database.put(self._table, pointer, attr("pending").eq(load.gen))
+        except ConditionFailed:
             raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
+
+    def _batch_write(self, writes: list[PutItem | DeleteItem]) -> None:
+        """The writes between two renewals of the claim."""
+        self._database.batch_write(writes)
 
     def _manifest(self) -> dict[str, dict[str, str]]:
         keys = [(MANIFEST, f"{chunk:03d}") for chunk in range(MANIFEST_CHUNKS)]
@@ -404,22 +388,14 @@ class DynamoRegistryStore:
                 found.setdefault(manifest_chunk((kind, sk)), {})[chunk_key((kind, sk))] = UNRECORDED
         return found
 
-    def _contents(self, keys: list[Key]) -> dict[Key, str]:
+    def _contents(self, keys: list[ItemKey]) -> dict[ItemKey, str]:
         """The content of each item as the pinned generation has it."""
         found = {}
         for item in self._batch_get(keys):
             doc = self._seen().content(item)
             if doc is not None:
-                found[(item["pk"]["S"], item["sk"]["S"])] = doc
+                found[(item["pk"], item["sk"])] = doc
         return found
-
-    def _batch_write(self, requests: list[dict]) -> None:
-        pending: dict = {self._table: requests}
-        for attempt in count():
-            pending = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not pending:
-                return
-            back_off(attempt)
 
     def _entities(self, kind: Kind, model: type[ModelT]) -> list[ModelT]:
         return [model.model_validate_json(doc) for _, doc in self._visible(kind)]
@@ -428,30 +404,17 @@ class DynamoRegistryStore:
         """(sk, content) of the partition's items in key order, as the pinned generation has them; pages of
         `page` items, so that a caller who stops early has read about what it used."""
         seen = self._seen()
-        condition, values = "pk = :pk", {":pk": {"S": pk}}
-        if begins_with is not None:
-            condition, values[":start"] = condition + " AND begins_with(sk, :start)", {"S": begins_with}
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": condition,
-            "ExpressionAttributeValues": values,
-            "ConsistentRead": True,
-        }
-        if page is not None:
-            request["Limit"] = page
-        while True:
-            reply = self._client.query(**request)
-            for item in reply.get("Items", []):
-                doc = seen.content(item)
-                if doc is not None:
-                    yield item["sk"]["S"], doc
-            if "LastEvaluatedKey" not in reply:
-                return
-            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+        sort = attr("sk").begins_with(begins_with) if begins_with is not None else None
+        for item in self._database.query(self._table, pk, sort, page_size=page, consistent=True):
+            doc = seen.content(item)
+            if doc is not None:
+                yield item["sk"], doc
 
-    def _batch_get(self, keys: list[Key]) -> Iterator[dict]:
-        items = [{"pk": {"S": kind}, "sk": {"S": key}} for kind, key in keys]
-        return batch_get_keys(self._client, self._table, items, consistent=True)
+    def _batch_get(self, keys: list[ItemKey]) -> list[Item]:
+        found = self._database.batch_get(
+            {self._table: [{"pk": kind, "sk": key} for kind, key in keys]}, consistent=True
+        )
+        return found[self._table.name]
 
 
 @dataclass(frozen=True)
@@ -460,18 +423,18 @@ class LoadPlan:
     published generation), the items the previous load deleted (nobody reads them any more), the manifest
     chunks that change, and the changed items that exist now (their content is kept for readers)."""
 
-    writes: dict[Key, str | None]
-    purged: list[Key]
+    writes: dict[ItemKey, str | None]
+    purged: list[ItemKey]
     manifest: dict[str, dict[str, str]]
-    existing: list[Key]
+    existing: list[ItemKey]
 
 
-def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPlan:
+def plan_load(old: dict[str, dict[str, str]], wanted: dict[ItemKey, str]) -> LoadPlan:
     """Compare the manifest of what the table holds (chunk -> key -> digest, "" for a deleted item) with the
     items wanted."""
     new: dict[str, dict[str, str]] = {chunk: {} for chunk in old}
-    writes: dict[Key, str | None] = {}
-    existing: list[Key] = []
+    writes: dict[ItemKey, str | None] = {}
+    existing: list[ItemKey] = []
     for key, doc in wanted.items():
         chunk, text, now = manifest_chunk(key), chunk_key(key), digest(doc)
         new.setdefault(chunk, {})[text] = now
@@ -480,7 +443,7 @@ def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPla
             writes[key] = doc
             if was:
                 existing.append(key)
-    purged: list[Key] = []
+    purged: list[ItemKey] = []
     for chunk, entries in old.items():
         for text, was in entries.items():
             pk, sk = text.split("\n", 1)
@@ -495,27 +458,27 @@ def plan_load(old: dict[str, dict[str, str]], wanted: dict[Key, str]) -> LoadPla
     return LoadPlan(writes=writes, purged=purged, manifest=changed, existing=existing)
 
 
-def index_of(pointer: dict | None) -> CatalogIndex:
+def index_of(pointer: Item | None) -> CatalogIndex:
     if pointer is None or "doc" not in pointer:
         return EMPTY_INDEX
-    return CatalogIndex.model_validate_json(pointer["doc"]["S"])
+    return CatalogIndex.model_validate_json(pointer["doc"])
 
 
-def pointer_generation(item: dict | None) -> Generation:
+def pointer_generation(item: Item | None) -> Generation:
     if item is None:
         return Generation(0)
-    aborted = frozenset(json.loads(item["aborted"]["S"])) if "aborted" in item else frozenset()
-    return Generation(int(item["gen"]["N"]) if "gen" in item else 0, aborted)
+    aborted = frozenset(json.loads(item["aborted"])) if "aborted" in item else frozenset()
+    return Generation(item.get("gen", 0), aborted)
 
 
-def versioned(key: Key, doc: str | None, load: int, published: int, before: str | None) -> dict:
+def versioned(key: ItemKey, doc: str | None, load: int, published: int, before: str | None) -> Item:
     """An item as load `load` writes it: its new content (none: deleted) and, for readers of the `published`
     generation, what they still see (none: it did not exist for them)."""
-    item = {"pk": {"S": key[0]}, "sk": {"S": key[1]}, "v": {"N": str(load)}, "pv": {"N": str(published)}}
+    item: Item = {"pk": key[0], "sk": key[1], "v": load, "pv": published}
     if doc is not None:
-        item["doc"] = {"S": doc}
+        item["doc"] = doc
     if before is not None:
-        item["prev"] = {"S": before}
+        item["prev"] = before
     return item
 
 
@@ -524,9 +487,10 @@ class RegistrySettings(EnvSettings):
     reports_table: str = Field("", alias="REGISTRY_REPORTS_TABLE")
 
 
-def registry_store() -> DynamoRegistryStore:
+def registry_store(database: Database | None = None) -> DynamoRegistryStore:
+    """The registry over `database` (by default the process's DynamoDB), its tables named by the settings."""
     settings = load_settings(RegistrySettings)
-    return DynamoRegistryStore(client("dynamodb"), settings.table, settings.reports_table)
+    return DynamoRegistryStore(database or dynamo_database(), settings.table, settings.reports_table)
 
 
 @dataclass(frozen=True)
@@ -535,16 +499,17 @@ class RegistryPointer:
     (a cross-table BatchGetItem): its table and key. Read it strongly consistent, as the registry does (a
     pointer read stale could be two loads old, a generation whose content the items no longer keep)."""
 
-    table: str
-    key: dict[str, Any]
+    table: Table
+    key: Key
 
 
 def registry_pointer() -> RegistryPointer:
-    return RegistryPointer(load_settings(RegistrySettings).table, INDEX_KEY)
+    return RegistryPointer(registry_table(load_settings(RegistrySettings).table), INDEX_KEY)
 
 
-def pinned_registry_store(pointer: dict[str, Any] | None) -> DynamoRegistryStore:
-    """The registry as of `pointer`, the item read at `registry_pointer()` (None: there was none yet)."""
-    store = registry_store()
+def pinned_registry_store(pointer: Item | None, database: Database | None = None) -> DynamoRegistryStore:
+    """The registry as of `pointer`, the item read at `registry_pointer()` (None: there was none yet), over
+    the database it was read from."""
+    store = registry_store(database)
     store.pin(pointer)
     return store

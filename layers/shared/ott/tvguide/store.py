@@ -18,12 +18,10 @@ after their day (0: never).
 """
 
 import json
-import time
 import zlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from itertools import count
 from typing import Any, BinaryIO, Protocol
 
 from pydantic import Field
@@ -31,13 +29,14 @@ from pydantic import Field
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
-from ott.recordstore import BATCH_GET_LIMIT, back_off, batch_get_keys
+from ott.storage import ConditionFailed, Database, Item, Key, PutItem, Table, Update, attr
+from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT
+from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import Category, CategoryType, Profile
 
-BATCH_WRITE_LIMIT = 25
-CONFIG_KEY = {"pk": {"S": "CHANNEL"}, "sk": {"S": "#config"}}
+CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
 DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
 
@@ -208,35 +207,29 @@ def day_key(zone: str, channel_id: int) -> str:
     return f"DAY#{zone}#{id_key(channel_id)}"
 
 
+def channel_key(channel_id: int) -> Key:
+    return {"pk": "CHANNEL", "sk": id_key(channel_id)}
+
+
 class DynamoGuideStore:
-    def __init__(self, client: Any, table: str, retention_days: int = 0) -> None:
-        self._client = client
-        self._table = table
+    def __init__(self, database: Database, table: str, retention_days: int = 0) -> None:
+        self._database = database
+        self._table = Table(table, "pk", "sk", ttl="ttl")
         self._retention = retention_days
-        self._pending: list[dict[str, Any]] = []
-
-    def _now(self) -> int:
-        return int(time.time())
-
-    def _live(self, item: dict[str, Any]) -> bool:
-        """DynamoDB deletes expired items lazily: an item past its `ttl` is absent."""
-        return "ttl" not in item or int(item["ttl"]["N"]) > self._now()
+        self._pending: list[Item] = []
 
     # ---- configuration and channels
 
     def configuration(self) -> tuple[GuideConfig, int]:
-        item = self._client.get_item(TableName=self._table, Key=CONFIG_KEY).get("Item")
-        return _config_of(item)
+        return _config_of(self._database.get(self._table, CONFIG_KEY))
 
     def save_configuration(self, config: GuideConfig, version: int) -> None:
         """Conditional on the version read: two writers never lose each other's zones."""
-        item = {**CONFIG_KEY, "doc": {"B": pack(config.model_dump(mode="json", by_alias=True))}}
-        item["version"] = {"N": str(version + 1)}
-        condition = "attribute_not_exists(pk)" if version == 0 else "version = :read"
-        values = {} if version == 0 else {"ExpressionAttributeValues": {":read": {"N": str(version)}}}
+        item = {**CONFIG_KEY, "doc": pack(config.model_dump(mode="json", by_alias=True)), "version": version + 1}
+        unchanged = attr("pk").not_exists() if version == 0 else attr("version").eq(version)
         try:
-            self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **values)
-        except self._client.exceptions.ConditionalCheckFailedException:
+            self._database.put(self._table, item, unchanged)
+        except ConditionFailed:
             raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
 
     def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue:
@@ -246,20 +239,20 @@ class DynamoGuideStore:
             wanted = None if channel_ids is None else {id_key(number) for number in channel_ids}
             items = [
                 item
-                for item in self._query({"pk": "CHANNEL"})
-                if wanted is None or item["sk"]["S"] == "#config" or item["sk"]["S"] in wanted
+                for item in self._database.query(self._table, "CHANNEL")
+                if wanted is None or item["sk"] == "#config" or item["sk"] in wanted
             ]
         else:
-            keys = [CONFIG_KEY] + [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(i)}} for i in sorted(set(channel_ids))]
-            items = sorted(self._batch_get(keys), key=lambda item: item["sk"]["S"])
-        config_item = next((item for item in items if item["sk"]["S"] == "#config"), None)
+            keys = [CONFIG_KEY] + [channel_key(number) for number in sorted(set(channel_ids))]
+            items = sorted(self._batch_get(keys), key=lambda item: item["sk"])
+        config_item = next((item for item in items if item["sk"] == "#config"), None)
         config, version = _config_of(config_item)
         channels = {}
         for item in items:
-            if item["sk"]["S"] != "#config":
-                record = channel_record(unpack(item["doc"]["B"]), item.get("dates", {}).get("SS", []))
+            if item["sk"] != "#config":
+                record = channel_record(unpack(item["doc"]), item.get("dates", ()))
                 if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
-                    now = self._now()
+                    now = self._database.now()
                     record.dates = {
                         zone: [day for day in days if self._expiry(day) > now] for zone, days in record.dates.items()
                     }
@@ -270,10 +263,9 @@ class DynamoGuideStore:
 
     def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]:
         wanted = {(day_key(zone, channel), day.isoformat()): (zone, channel, day) for zone, channel, day in keys}
-        requests = [{"pk": {"S": pk}, "sk": {"S": sk}} for pk, sk in wanted]
         found = {}
-        for item in self._batch_get(requests):
-            key = wanted[(item["pk"]["S"], item["sk"]["S"])]
+        for item in self._batch_get([{"pk": pk, "sk": sk} for pk, sk in wanted]):
+            key = wanted[(item["pk"], item["sk"])]
             found[key] = self._telecasts(item, key[0], key[1])
         return found
 
@@ -282,33 +274,26 @@ class DynamoGuideStore:
         if not dates:
             return {}
         wanted = {day.isoformat() for day in dates}
-        condition = {"pk": day_key(zone, channel_id), "between": (min(wanted), max(wanted))}
+        between = attr("sk").between(min(wanted), max(wanted))
         return {
-            date.fromisoformat(item["sk"]["S"]): self._telecasts(item, zone, channel_id)
-            for item in self._query(condition)
-            if item["sk"]["S"] in wanted
+            date.fromisoformat(item["sk"]): self._telecasts(item, zone, channel_id)
+            for item in self._database.query(self._table, day_key(zone, channel_id), between)
+            if item["sk"] in wanted
         }
 
-    def _telecasts(self, item: dict[str, Any], zone: str, channel_id: int) -> list[GuideTelecast]:
-        alias = item["alias"]["S"]
-        return [telecast_of(row, zone, alias, channel_id) for row in unpack(item["doc"]["B"])]
+    def _telecasts(self, item: Item, zone: str, channel_id: int) -> list[GuideTelecast]:
+        return [telecast_of(row, zone, item["alias"], channel_id) for row in unpack(item["doc"])]
 
     def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]:
-        keys = [{"pk": {"S": f"TELECAST#{number}"}, "sk": {"S": "-"}} for number in set(telecast_ids)]
+        keys = [{"pk": f"TELECAST#{number}", "sk": "-"} for number in set(telecast_ids)]
         return {
-            int(item["pk"]["S"].split("#", 1)[1]): (
-                item["zone"]["S"],
-                int(item["channel"]["N"]),
-                date.fromisoformat(item["day"]["S"]),
-            )
+            int(item["pk"].split("#", 1)[1]): (item["zone"], item["channel"], date.fromisoformat(item["day"]))
             for item in self._batch_get(keys)
         }
 
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]:
-        keys = [{"pk": {"S": "SHOW"}, "sk": {"S": id_key(number)}} for number in set(show_ids)]
-        shows = (
-            show_of(unpack(item["doc"]["B"]), item.get("channels", {}).get("NS", [])) for item in self._batch_get(keys)
-        )
+        keys = [{"pk": "SHOW", "sk": id_key(number)} for number in set(show_ids)]
+        shows = (show_of(unpack(item["doc"]), item.get("channels", ())) for item in self._batch_get(keys))
         return {show.id: show for show in shows}
 
     # ---- imports
@@ -318,32 +303,19 @@ class DynamoGuideStore:
         started the day before; the others become findable by id."""
         zone, channel_id, day = key
         expiry = self._expiry(day)
-        ttl = {"ttl": {"N": str(expiry)}} if expiry else {}
-        alias = telecasts[0].alias
+        ttl = {"ttl": expiry} if expiry else {}
         rows = [telecast_row(telecast) for telecast in telecasts]
+        doc = pack(rows)
         self._pending.append(
-            {
-                "pk": {"S": day_key(zone, channel_id)},
-                "sk": {"S": day.isoformat()},
-                "alias": {"S": alias},
-                "doc": {"B": pack(rows)},
-                **ttl,
-            }
+            {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": telecasts[0].alias, "doc": doc, **ttl}
         )
         for telecast in telecasts[carried:]:
-            self._pending.append(
-                {
-                    "pk": {"S": f"TELECAST#{telecast.id}"},
-                    "sk": {"S": "-"},
-                    "zone": {"S": zone},
-                    "channel": {"N": str(channel_id)},
-                    "day": {"S": day.isoformat()},
-                    **ttl,
-                }
-            )
-        while len(self._pending) >= BATCH_WRITE_LIMIT:
-            self._write(self._pending[:BATCH_WRITE_LIMIT])
-            del self._pending[:BATCH_WRITE_LIMIT]
+            place = {"zone": zone, "channel": channel_id, "day": day.isoformat()}
+            self._pending.append({"pk": f"TELECAST#{telecast.id}", "sk": "-", **place, **ttl})
+        whole_batches = len(self._pending) - len(self._pending) % BATCH_WRITE_LIMIT
+        if whole_batches:  # written as they fill, so that an import holds little in memory
+            self._write(self._pending[:whole_batches])
+            del self._pending[:whole_batches]
 
     def _expiry(self, day: date) -> int:
         if not self._retention:
@@ -358,104 +330,65 @@ class DynamoGuideStore:
         expired = self._expired_dates(fresh) if self._retention else {}
         for channel_id, channel in fresh.items():
             added = {zone_date(zone, day) for day in dates.get(channel_id, set())}
-            self._update(
-                ("CHANNEL", id_key(channel_id)), pack(channel_doc(ChannelRecord(channel))), "dates", added, "SS"
-            )
+            self._merge(channel_key(channel_id), pack(channel_doc(ChannelRecord(channel))), "dates", added)
             if expired.get(channel_id):
-                self._client.update_item(
-                    TableName=self._table,
-                    Key={"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(channel_id)}},
-                    UpdateExpression="DELETE dates :expired",
-                    ExpressionAttributeValues={":expired": {"SS": sorted(expired[channel_id])}},
+                self._database.update(
+                    self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
                 )
 
     def _expired_dates(self, channel_ids: Collection[int]) -> dict[int, set[str]]:
-        keys = [{"pk": {"S": "CHANNEL"}, "sk": {"S": id_key(number)}} for number in channel_ids]
+        keys = [channel_key(number) for number in channel_ids]
         if len(keys) >= BATCH_GET_LIMIT:
-            items = [item for item in self._query({"pk": "CHANNEL"}) if item["sk"]["S"] != "#config"]
+            items = [item for item in self._database.query(self._table, "CHANNEL") if item["sk"] != "#config"]
         else:
-            items = list(self._batch_get(keys))
-        now, found = self._now(), {}
+            items = self._batch_get(keys)
+        now, found = self._database.now(), {}
         for item in items:
             stale = {
                 entry
-                for entry in item.get("dates", {}).get("SS", [])
+                for entry in item.get("dates", ())
                 if self._expiry(date.fromisoformat(entry.rpartition("\x1f")[2])) <= now
             }
             if stale:
-                found[int(item["sk"]["S"])] = stale
+                found[int(item["sk"])] = stale
         return found
 
     def merge_shows(self, shows: Iterable[GuideShow]) -> None:
         """Each show as this import found it, its channels added to the show's set atomically."""
         for show in shows:
-            channels = {str(number) for number in show.channel_ids}
-            self._update(("SHOW", id_key(show.id)), pack(show_doc(show)), "channels", channels, "NS")
+            self._merge({"pk": "SHOW", "sk": id_key(show.id)}, pack(show_doc(show)), "channels", show.channel_ids)
 
-    def _update(self, key: tuple[str, str], doc: bytes, set_name: str, added: set[str], set_type: str) -> None:
-        expression = "SET doc = :doc"
-        values: dict[str, dict[str, Any]] = {":doc": {"B": doc}}
+    def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> None:
+        """The item's document replaced, and `added` added to its set atomically."""
+        update = Update().set("doc", doc)
         if added:
-            expression += f" ADD {set_name} :added"
-            values[":added"] = {set_type: sorted(added)}
-        self._client.update_item(
-            TableName=self._table,
-            Key={"pk": {"S": key[0]}, "sk": {"S": key[1]}},
-            UpdateExpression=expression,
-            ExpressionAttributeValues=values,
-        )
+            update.add(set_name, added)
+        self._database.update(self._table, key, update)
 
     def flush(self) -> None:
-        for start in range(0, len(self._pending), BATCH_WRITE_LIMIT):
-            self._write(self._pending[start : start + BATCH_WRITE_LIMIT])
+        self._write(self._pending)
         self._pending.clear()
 
     def save_import(self, key: str, result: dict[str, Any]) -> None:
-        expires = self._now() + IMPORT_RESULT_DAYS * 86400
-        item = {"pk": {"S": "IMPORT"}, "sk": {"S": key}, "doc": {"B": pack(result)}, "ttl": {"N": str(expires)}}
-        self._client.put_item(TableName=self._table, Item=item)
+        expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
+        self._database.put(self._table, {"pk": "IMPORT", "sk": key, "doc": pack(result), "ttl": expires})
 
     def import_result(self, key: str) -> dict[str, Any] | None:
-        item = self._client.get_item(TableName=self._table, Key={"pk": {"S": "IMPORT"}, "sk": {"S": key}}).get("Item")
-        return unpack(item["doc"]["B"]) if item and self._live(item) else None
+        item = self._database.get(self._table, {"pk": "IMPORT", "sk": key})
+        return unpack(item["doc"]) if item else None
 
-    # ---- DynamoDB
+    def _write(self, items: list[Item]) -> None:
+        """A later write of the same key replaces the earlier one (the kernel's batch keeps the last)."""
+        self._database.batch_write([PutItem(self._table, item) for item in items])
 
-    def _write(self, items: list[dict[str, Any]]) -> None:
-        # One item per key in a batch: a later write of the same key replaces the earlier one.
-        unique = {(item["pk"]["S"], item["sk"]["S"]): item for item in items}
-        pending: dict = {self._table: [{"PutRequest": {"Item": item}} for item in unique.values()]}
-        for attempt in count():
-            pending = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not pending:
-                return
-            back_off(attempt)
-
-    def _batch_get(self, keys: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        return (item for item in batch_get_keys(self._client, self._table, keys) if self._live(item))
-
-    def _query(self, condition: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": condition["pk"]}},
-        }
-        if "between" in condition:
-            first, last = condition["between"]
-            request["KeyConditionExpression"] += " AND sk BETWEEN :first AND :last"
-            request["ExpressionAttributeValues"].update({":first": {"S": first}, ":last": {"S": last}})
-        while True:
-            page = self._client.query(**request)
-            yield from (item for item in page.get("Items", []) if self._live(item))
-            if "LastEvaluatedKey" not in page:
-                return
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    def _batch_get(self, keys: list[Key]) -> list[Item]:
+        return self._database.batch_get({self._table: keys})[self._table.name]
 
 
-def _config_of(item: dict[str, Any] | None) -> tuple[GuideConfig, int]:
+def _config_of(item: Item | None) -> tuple[GuideConfig, int]:
     if item is None:
         return GuideConfig(), 0
-    return GuideConfig.model_validate(unpack(item["doc"]["B"])), int(item["version"]["N"])
+    return GuideConfig.model_validate(unpack(item["doc"])), item["version"]
 
 
 class GuideSettings(EnvSettings):
@@ -466,7 +399,7 @@ class GuideSettings(EnvSettings):
 
 def guide_store() -> DynamoGuideStore:
     settings = load_settings(GuideSettings)
-    return DynamoGuideStore(client("dynamodb"), settings.table, settings.retention_days)
+    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days)
 
 
 class GuideInbox(Protocol):
