@@ -97,9 +97,10 @@ class LocalStack:
         self._emulator = Emulator()
         self._emulator.start()
         endpoint = self._emulator.url
+        self._emulator.answer_this_process()
+        os.environ.pop("AWS_ENDPOINT_URL", None)
         os.environ.update(
             {
-                "AWS_ENDPOINT_URL": endpoint,
                 "AWS_ACCESS_KEY_ID": "local",
                 "AWS_SECRET_ACCESS_KEY": "local",
                 "AWS_DEFAULT_REGION": REGION,
