@@ -24,7 +24,9 @@ def main() -> None:
     signal.signal(signal.SIGTERM, interrupt)  # SIGTERM stops the stack as Ctrl-C does, even while it starts
     stack = LocalStack(port=int(os.environ.get("PORT", "3000")))
     try:
-        stack.start()
+        stack.start()  # answers from here on
+        while not stack.ready(within=NAP_SECONDS):
+            pass
         print(stack.banner(), flush=True)
         while True:
             time.sleep(NAP_SECONDS)

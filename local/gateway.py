@@ -92,9 +92,12 @@ class Gateway:
         base_url: str,
         dev_routes: dict[str, Callable[[Request], Response]] | None = None,
         api_keys: Mapping[str, str] | None = None,
+        wait_for: Callable[[Function], None] = lambda _: None,
     ) -> None:
-        """`api_keys`: the key values a usage plan of the stage holds, each with its key id."""
+        """`api_keys`: the key values a usage plan of the stage holds, each with its key id; `wait_for(function)`
+        returns when the function may be invoked (the local stack loads some services after it answers)."""
         self.dev_routes = dev_routes or {}
+        self.wait_for = wait_for
         self.api_keys = dict(api_keys or {})
         self.functions = {f.logical_id: f for f in template.functions()}
         self.authorizers = template.authorizers()
@@ -157,6 +160,7 @@ class Gateway:
             if refusal is not None:
                 return refusal
         context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
+        self.wait_for(function)
         try:
             with INVOCATION:
                 reply = handler_of(function)(event, context)
@@ -181,6 +185,7 @@ class Gateway:
         request = {**event, "type": "REQUEST", "methodArn": method_arn}
         context = LambdaContext(function.logical_id, event["requestContext"]["requestId"])
         accept = {name.lower(): value for name, value in event["headers"].items()}.get("accept", "")
+        self.wait_for(function)
         try:
             with INVOCATION:
                 decision = handler_of(function)(request, context)

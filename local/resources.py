@@ -105,8 +105,14 @@ def create_state_machines(template: Template, stepfunctions: Any) -> None:
 
 def create_all(template: Template, clients: Any) -> None:
     """`clients(service)` gives a boto3 client of the emulated account."""
+    create_stores(template, clients)
+    create_state_machines(template, clients("stepfunctions"))
+
+
+def create_stores(template: Template, clients: Any) -> None:
+    """Everything but the state machines (whose emulator takes seconds to import): tables, secrets, queues and
+    topics, buckets."""
     create_tables(template, clients("dynamodb"))
     create_secrets(template, clients("secretsmanager"))
     create_queues_and_topics(template, clients("sqs"), clients("sns"))
     create_buckets(template, clients("s3"))
-    create_state_machines(template, clients("stepfunctions"))

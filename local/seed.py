@@ -40,22 +40,35 @@ DEMO_SERVICES = ("channels", "nichecontent", "tvguide", "launcher")
 
 def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEMO_SERVICES) -> None:
     """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs)."""
+    seed_registry_and_auth(template, dynamodb)
+    for service in DEMO_SERVICES:
+        if service in services:
+            seed_service(template, dynamodb, service, services)
+
+
+def seed_registry_and_auth(template: Template, dynamodb: Any) -> None:
+    """What every service needs first: the registry, and the demo clients and users."""
     registry = DynamoRegistryStore(dynamodb, template.physical_name("RegistryTable"), reports_table="")
     registry.replace_catalog(compile_catalog(parse_catalog(demo_document("registry.yaml"))))
     seed_auth(auth_records(dynamodb, template.physical_name("AuthTable")))
-    if "channels" in services:
-        seed_channels(template, dynamodb)
-    if "nichecontent" in services:
-        niche = DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable"))
-        seed_niche_content(niche, datetime.now(UTC))
+
+
+def seed_service(template: Template, dynamodb: Any, service: str, services: Collection[str]) -> None:
+    """The demo data of one of DEMO_SERVICES, after those before it; `services`: all that are loaded."""
     guide = DynamoGuideStore(dynamodb, template.physical_name("GuideTable"))
-    if "tvguide" in services:
+    if service == "channels":
+        seed_channels(template, dynamodb)
+    elif service == "nichecontent":
+        seed_niche_content(DynamoNicheStore(dynamodb, template.physical_name("NicheContentTable")), datetime.now(UTC))
+    elif service == "tvguide":
         seed_guide(guide, datetime.now(UTC).date())
-    if "launcher" in services:
+    elif service == "launcher":
         block = demo_document("launcher.yaml")
         if "tvguide" in services:
             bind_to_demo_guide(block, guide, datetime.now(UTC))
         seed_launcher(template, dynamodb, block)
+    else:
+        raise ValueError(f"no demo data for {service!r}")
 
 
 # The zone of 127.0.0.1 in the demo data: the demo block's telecast poster names a telecast of its guide.

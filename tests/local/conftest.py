@@ -4,16 +4,19 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import requests
 
+from local.announce import wait_for_banner
 from local.stack import free_port
 from tests.conftest import ROOT
+
+# Seconds a stack may take to start: it is ready when it prints its banner, however busy the machine; only a stack
+# that hangs takes this long.
+STARTING_AT_MOST = 900
 
 
 @dataclass
@@ -40,18 +43,8 @@ def start_stack(log: Path, **environment: str) -> RunningStack:
         process = subprocess.Popen(
             [sys.executable, "-m", "local"], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
         )
-    stack = RunningStack(f"http://127.0.0.1:{port}", process, log)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the local stack exited early:\n{log.read_text()}")
-        try:
-            if requests.get(f"{stack.url}/openapi.json", timeout=2).ok:
-                return stack
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"the local stack did not start:\n{log.read_text()}")
+    wait_for_banner(process, log, within=STARTING_AT_MOST)
+    return RunningStack(f"http://127.0.0.1:{port}", process, log)
 
 
 @pytest.fixture(scope="session")
