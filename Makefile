@@ -12,6 +12,7 @@ CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
 PORT ?= 3000
+LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
 .PHONY: run test lint typecheck checkov pytest bench validate deploy clean
@@ -31,9 +32,10 @@ $(CHECKOV):
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet checkov==$(CHECKOV_VERSION)
 
-## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it)
+## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it); LOG_LEVEL=DEBUG adds the
+## functions' debug logs and metrics to its line per request
 run: $(INSTALLED)
-	PORT=$(PORT) $(BIN)/python -m local
+	PORT=$(PORT) LOG_LEVEL=$(LOG_LEVEL) $(BIN)/python -m local
 
 ## test: lint (ruff, cfn-lint), mypy, checkov, sam validate --lint and sam build, then every test (two workers): unit, integration
 ## against moto, the local stack over HTTP

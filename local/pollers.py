@@ -7,7 +7,7 @@ import time
 import uuid
 from typing import Any
 
-from local.gateway import INVOCATION, LambdaContext, handler_of
+from local.gateway import run_function
 from local.template import ACCOUNT, REGION, Function, Template
 
 LOG = logging.getLogger(__name__)
@@ -40,8 +40,7 @@ def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int
             for message in messages
         ]
     }
-    with INVOCATION:
-        reply = handler_of(function)(event, LambdaContext(function.logical_id, str(uuid.uuid4())))
+    reply = run_function(function, event)
     failed = {item["itemIdentifier"] for item in (reply or {}).get("batchItemFailures", [])}
     for message in messages:
         if message["MessageId"] not in failed:
@@ -104,8 +103,7 @@ def scheduled_event(function: Function) -> dict[str, Any]:
 
 
 def run_scheduled(function: Function) -> Any:
-    with INVOCATION:
-        return handler_of(function)(scheduled_event(function), LambdaContext(function.logical_id, str(uuid.uuid4())))
+    return run_function(function, scheduled_event(function))
 
 
 class Schedules:

@@ -16,6 +16,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
 from local.announce import BANNER, local_stack_file
+from local.console import configure_console, log_level
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
 from local.pollers import QueuePollers, Schedules
@@ -176,6 +177,7 @@ class LocalStack:
                 **self.template.environment(),
             }
         )
+        configure_console(log_level(os.environ["POWERTOOLS_LOG_LEVEL"]))
         switch_on = urllib.request.Request(  # noqa: S310 - the emulator on loopback
             f"{endpoint}/moto-api/config", data=json.dumps(EMULATOR_CONFIG).encode(), method="POST"
         )
@@ -206,6 +208,8 @@ class LocalStack:
             f"       curl -H 'x-api-key: demo-encoder-key' '{self.base_url}/1/niche-content/list.json?p=1'",
             "  phone confirmation: fake providers; 7999000000[1-5] choose what happens (README);",
             f"               what they sent: {self.base_url}/_dev/outbox?phone=79990000002",
+            "  console: a line per request (method, path, status, time, the function that answered);",
+            "           make run LOG_LEVEL=DEBUG adds the functions' debug logs and their metrics",
             "Ctrl-C stops everything.",
         ]
         return "\n".join(lines)

@@ -1,5 +1,6 @@
 """`make run`: the registry served over real HTTP from template.yaml's routes, with demo data."""
 
+import re
 import signal
 import socket
 import time
@@ -21,6 +22,44 @@ def test_the_banner_names_the_base_url_and_every_service(stack):
     banner = stack.output.read_text()
     assert f"OTT platform local stack on {stack.url}" in banner
     assert f"{stack.url}/registry/" in banner
+
+
+def raw_get(url: str, target: bytes) -> requests.Response:
+    """A GET whose request line carries `target` byte for byte, as curl sends a URL typed with Cyrillic in it
+    (requests would percent-encode it)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        reply = b"".join(iter(lambda: connection.recv(65536), b""))
+    head, _, body = reply.partition(b"\r\n\r\n")
+    answer = requests.Response()
+    answer.status_code = int(head.split()[1])
+    answer._content = body
+    return answer
+
+
+def test_raw_utf8_in_a_query_is_read_as_api_gateway_reads_it(stack):
+    """The README's own example: `territories.xml?q=королев` typed as is finds Королёв, as the percent-encoded
+    query does (the request line reached the gateway as latin-1 and found nothing)."""
+    encoded = requests.get(
+        f"{stack.url}/registry/2/territories.json?q=%D0%BA%D0%BE%D1%80%D0%BE%D0%BB%D0%B5%D0%B2&parents=2", timeout=30
+    )
+    raw = raw_get(stack.url, "/registry/2/territories.json?q=королев&parents=2".encode())
+    assert raw.status_code == encoded.status_code == 200
+    assert raw.json() == encoded.json()
+    assert [territory["name"] for territory in raw.json()["territories"]] == ["Королёв"]
+    xml = raw_get(stack.url, "/registry/2/territories.xml?q=королев&parents=2".encode())
+    assert "<name>Королёв</name>" in xml.content.decode()
+
+
+def test_the_console_prints_a_line_per_request_and_no_metrics_unless_asked(stack):
+    requests.get(f"{stack.url}/registry/2/whereami.json", timeout=30)
+    requests.get(f"{stack.url}/nowhere/at-all", timeout=30)
+    console = stack.output.read_text()
+    whereami = next(f.logical_id for f in TEMPLATE.functions() if f.module == "functions.registry_whereami.app")
+    assert re.search(rf"^GET /registry/2/whereami\.json 200 \d+ ms {whereami}$", console, re.MULTILINE)
+    assert re.search(r"^GET /nowhere/at-all 404 \d+ ms gateway MISSING_AUTHENTICATION_TOKEN$", console, re.MULTILINE)
+    assert '"_aws"' not in console  # CloudWatch metric blobs: only with LOG_LEVEL=DEBUG
 
 
 def test_whereami_maps_the_local_machine_to_the_demo_contractor(stack):
