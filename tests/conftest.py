@@ -10,6 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from local.moto_speedups import speed_up_dynamodb
 from local.stack import EMULATOR_CONFIG
 from local.template import REGION, Template
 
@@ -24,6 +25,9 @@ os.environ.update(
 os.environ.pop("AWS_ENDPOINT_URL", None)
 TEMPLATE = Template()
 os.environ.update(TEMPLATE.environment())
+
+# The emulated accounts' DynamoDB answers as moto's does, faster (local/moto_speedups.py; its contract test compares).
+speed_up_dynamodb()
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -83,8 +87,13 @@ KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of tests/local talks to a local stack: marked `local` (`make test-fast` leaves them out)."""
+
     def kind(item: pytest.Item) -> int:
         folder = item.path.parent.name
         return KINDS_SLOWEST_FIRST.index(folder) if folder in KINDS_SLOWEST_FIRST else len(KINDS_SLOWEST_FIRST)
 
+    for item in items:
+        if item.path.parent.name == "local":
+            item.add_marker(pytest.mark.local)
     items.sort(key=kind)
