@@ -21,7 +21,10 @@ def interrupt(*_: object) -> NoReturn:
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    signal.signal(signal.SIGTERM, interrupt)  # SIGTERM stops the stack as Ctrl-C does, even while it starts
+    # SIGTERM stops the stack as Ctrl-C does, even while it starts; and so does SIGINT when the stack was started
+    # with it ignored (a background job of a script, nohup), where Python would not turn it into KeyboardInterrupt.
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     stack = LocalStack(port=int(os.environ.get("PORT", "3000")))
     try:
         stack.start()  # answers from here on

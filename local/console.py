@@ -77,6 +77,9 @@ def running(function: Function) -> Iterator[None]:
     finally:
         _invoking.function = None
         metrics.service = outside
+        if not metrics_shown():
+            # Powertools keeps the metrics it does not print, and prints them all once one has 100 values
+            metrics.clear_metrics()
 
 
 def access_line(method: str, path: str, status: int, milliseconds: float, answered_by: str) -> None:

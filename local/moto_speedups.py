@@ -12,7 +12,9 @@
   member of the AttributeValue shape under every alias moto knows for each (most of a Query's reply time);
 - the names of a response class's methods are listed once per class instead of once per request.
 
-`speed_up_dynamodb()` applies them once per process; `released_moto()` puts moto's own code back for a while."""
+`speed_up_dynamodb()` applies them once per process; `released_moto()` puts moto's own code back for a while.
+`speed_up_step_functions()` validates each state machine definition once per text: moto parsed its ASL again for
+every state machine it created, a quarter of a second each (each test's emulated account creates the template's)."""
 
 import copy
 import inspect
@@ -315,6 +317,28 @@ def _install(functions: dict[tuple[Owner, str], Any]) -> None:
 def speed_up_dynamodb() -> None:
     """Apply the speed-ups to moto in this process (again: no change)."""
     _install(FAST)
+
+
+_VALID_DEFINITIONS: set[str] = set()
+
+
+def speed_up_step_functions() -> None:
+    """Imports moto's Step Functions interpreter (seconds: the caller chooses when) and validates each state
+    machine definition once per text; an invalid one is refused as before, every time."""
+    from moto.stepfunctions.parser.models import StepFunctionsParserBackend
+
+    validate = vars(StepFunctionsParserBackend)["_validate_definition"].__func__
+    if getattr(validate, "once_per_text", False):
+        return
+
+    def validate_once(definition: str) -> None:
+        if definition not in _VALID_DEFINITIONS:
+            validate(definition=definition)  # raises InvalidDefinition as moto does
+            _VALID_DEFINITIONS.add(definition)
+
+    validate_once.once_per_text = True  # type: ignore[attr-defined]
+    validate_once.__wrapped__ = validate  # type: ignore[attr-defined]
+    setattr(StepFunctionsParserBackend, "_validate_definition", staticmethod(validate_once))  # noqa: B010 - a method
 
 
 @contextmanager

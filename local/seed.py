@@ -11,10 +11,12 @@ import yaml
 from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.auth.admin import create_user, register_client
+from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_records
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
+from ott.config import load_settings
 from ott.nichecontent.intake import parse_add_file
 from ott.nichecontent.params import read_update
 from ott.nichecontent.service import add_item, update_status
@@ -98,8 +100,9 @@ def demo_api_keys() -> dict[str, str]:
 
 
 def seed_auth(store: RecordStore) -> None:
-    """The demo clients and users of local/demo/auth.yaml."""
+    """The demo clients and users of local/demo/auth.yaml, their passwords hashed at the auth policy's cost."""
     demo = demo_document("auth.yaml")
+    cost = load_settings(AuthPolicy).password_hash_cost
     for entry in demo["clients"]:
         register_client(
             store,
@@ -121,6 +124,7 @@ def seed_auth(store: RecordStore) -> None:
             contractor_id=entry.get("contractor_id"),
             territory_id=entry.get("territory_id"),
             staff_scopes=entry.get("staff_scopes", ()),
+            password_hash_cost=cost,
         )
 
 

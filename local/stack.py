@@ -4,7 +4,6 @@ It answers as soon as the registry and the demo accounts are in: the state machi
 data follow in the background, and a request to a service still loading waits for it (`ServicesLoading`); the
 queue pollers, the schedules and operator commands (`--local`) start once everything is in."""
 
-import importlib
 import json
 import os
 import re
@@ -19,6 +18,7 @@ from local.announce import BANNER, local_stack_file
 from local.console import configure_console, log_level
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
+from local.moto_speedups import speed_up_step_functions
 from local.pollers import QueuePollers, Schedules
 from local.resources import create_state_machines, create_stores
 from local.seed import DEMO_SERVICES, demo_api_keys, seed_registry_and_auth, seed_service
@@ -116,9 +116,9 @@ class LocalStack:
 
     def _finish_start(self) -> None:
         try:
-            # moto imports its Step Functions interpreter (seconds) on the first call: here, not within a call,
-            # where it would hold the emulator's lock, and every request with it.
-            importlib.import_module("moto.stepfunctions.parser.models")
+            # moto's Step Functions interpreter takes seconds to import: here, not within the first call, where it
+            # would hold the emulator's lock, and every request with it.
+            speed_up_step_functions()
             create_state_machines(self.template, client("stepfunctions"))
             self._loading.loaded("phoneconfirm")
             for service in DEMO_SERVICES:

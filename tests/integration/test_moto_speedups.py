@@ -1,8 +1,10 @@
 """The contract of local/moto_speedups.py: moto with the speed-ups answers every call of a varied DynamoDB session
 exactly as moto 5.2.5 does (same items, order, paging keys, counts, consumed capacity, errors and messages), over
 tables with and without sort keys, binary keys, global and local secondary indexes, before and after updates,
-deletes and transactions (committed, cancelled, refused)."""
+deletes and transactions (committed, cancelled, refused); and Step Functions still refuses an invalid definition
+every time once it validates each text once."""
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from local.moto_speedups import released_moto, speed_up_dynamodb
+from local.moto_speedups import released_moto, speed_up_dynamodb, speed_up_step_functions
 from local.template import REGION
 
 Call = tuple[str, dict[str, Any]]
@@ -392,6 +394,7 @@ def released_answers() -> list[Any]:
         return session()
 
 
+@pytest.mark.slow  # two whole DynamoDB sessions, one on moto's own code
 def test_moto_with_the_speed_ups_answers_as_moto_does(released_answers):
     speed_up_dynamodb()
     answers = session()
@@ -400,6 +403,7 @@ def test_moto_with_the_speed_ups_answers_as_moto_does(released_answers):
         assert ours == theirs
 
 
+@pytest.mark.slow
 def test_the_session_covers_what_the_speed_ups_change(released_answers):
     """The comparison above means something: pages cut by Limit and by size, cancelled and refused
     transactions, refused update expressions, and replies holding every kind of attribute value."""
@@ -413,3 +417,23 @@ def test_the_session_covers_what_the_speed_ups_change(released_answers):
     assert errors.count("TransactionCanceledException") >= 2 and "ValidationException" in errors
     kinds = {kind for reply in replies for item in reply.get("Items", []) for value in item.values() for kind in value}
     assert kinds == {"S", "N", "B", "SS", "NS", "BS", "NULL", "BOOL", "M", "L"}
+
+
+def test_a_state_machine_definition_is_checked_once_per_text_and_an_invalid_one_refused_every_time(aws):
+    from moto.stepfunctions.parser.models import StepFunctionsParserBackend
+
+    speed_up_step_functions()
+    stepfunctions = boto3.client("stepfunctions")
+    role = "arn:aws:iam::123456789012:role/r"
+    valid = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}})
+    invalid = json.dumps({"StartAt": "A", "States": {"A": {"Type": "NoSuchType", "End": True}}})
+    for name in ("one", "two"):
+        stepfunctions.create_state_machine(name=name, definition=valid, roleArn=role)
+    with pytest.raises(Exception) as moto_says:  # moto's own check, as released
+        StepFunctionsParserBackend._validate_definition.__wrapped__(definition=invalid)
+    for name in ("three", "four"):
+        with pytest.raises(ClientError) as refused:
+            stepfunctions.create_state_machine(name=name, definition=invalid, roleArn=role)
+        assert refused.value.response["Error"]["Message"] == moto_says.value.message  # moto's InvalidDefinition
+    names = {machine["name"] for machine in stepfunctions.list_state_machines()["stateMachines"]}
+    assert {"one", "two"} <= names and not {"three", "four"} & names

@@ -4,11 +4,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import requests
 
 from local.announce import wait_for_banner
 from local.stack import free_port
@@ -35,7 +37,10 @@ class RunningStack:
             raise
 
 
-def start_stack(log: Path, **environment: str) -> RunningStack:
+def start_stack(log: Path, loaded: bool = True, **environment: str) -> RunningStack:
+    """`make run` in a child process, its console in `log`. It returns once every service is loaded (the banner),
+    or with `loaded=False` as soon as the stack answers: the registry and the demo accounts are in, the other
+    services are loading (a request to one of them waits for it)."""
     port = free_port()
     env = {**os.environ, **environment, "PORT": str(port)}
     env.pop("AWS_ENDPOINT_URL", None)
@@ -43,8 +48,24 @@ def start_stack(log: Path, **environment: str) -> RunningStack:
         process = subprocess.Popen(
             [sys.executable, "-m", "local"], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
         )
-    wait_for_banner(process, log, within=STARTING_AT_MOST)
-    return RunningStack(f"http://127.0.0.1:{port}", process, log)
+    stack = RunningStack(f"http://127.0.0.1:{port}", process, log)
+    if loaded:
+        wait_for_banner(process, log, within=STARTING_AT_MOST)
+    else:
+        wait_for_answer(stack)
+    return stack
+
+
+def wait_for_answer(stack: RunningStack) -> None:
+    deadline = time.monotonic() + STARTING_AT_MOST
+    while time.monotonic() < deadline and stack.process.poll() is None:
+        try:
+            requests.get(f"{stack.url}/", timeout=STARTING_AT_MOST)  # the gateway's own 404: it answers
+            return
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    stack.process.kill()
+    raise RuntimeError(f"the local stack never answered:\n{stack.output.read_text()}")
 
 
 @pytest.fixture(scope="session")

@@ -44,6 +44,7 @@ def dynamodb(request: pytest.FixtureRequest) -> Iterator[object]:
         emulator.stop()
 
 
+@pytest.mark.slow
 def test_concurrent_writes_and_failing_transactions_neither_fail_nor_lose_writes(dynamodb):
     # moto rolls a cancelled transaction back to a copy of the table it took before: a write made meanwhile
     # by another thread was lost, and copying while another thread wrote answered 500.

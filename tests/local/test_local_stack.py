@@ -84,7 +84,8 @@ def test_every_reply_carries_a_date_header(stack):
 
 def test_known_info_over_http_in_xml(tmp_path):
     # A stack of its own: knownInfo is limited per address, and on the shared stack every test is 127.0.0.1.
-    stack = start_stack(tmp_path / "output.log")
+    # The registry loads first: it answers before the other services are in.
+    stack = start_stack(tmp_path / "output.log", loaded=False)
     try:
         body = "<KnownInfo><contractorName>Новый</contractorName><parentTerritoryId>1</parentTerritoryId></KnownInfo>"
         reply = requests.post(f"{stack.url}/registry/2/knownInfo.xml", data=body.encode(), timeout=10)
@@ -103,7 +104,8 @@ def test_the_openapi_document_is_valid_and_covers_every_route(stack):
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_or_sigterm_stops_everything_within_two_seconds(tmp_path, signal_number):
-    stack = start_stack(tmp_path / "output.log")
+    # As soon as it answers: the other services' demo data are loading meanwhile, and the stop waits for none.
+    stack = start_stack(tmp_path / "output.log", loaded=False)
     port = int(stack.url.rsplit(":", 1)[1])
     assert stack.stop(signal_number, timeout=2) == 0  # the issue's bound: raises TimeoutExpired beyond it
     with socket.socket() as probe:
@@ -179,8 +181,9 @@ def test_nothing_of_dev_is_in_the_deployed_template():
 
 
 def test_concurrent_requests_never_get_a_server_error(tmp_path):
-    # A stack of its own, with room for 50 anonymous accounts: here every client is 127.0.0.1.
-    stack = start_stack(tmp_path / "output.log", ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR="1000")
+    # A stack of its own, with room for 50 anonymous accounts: here every client is 127.0.0.1. The demo accounts
+    # load first: it answers before the other services are in.
+    stack = start_stack(tmp_path / "output.log", loaded=False, ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR="1000")
     form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 
     def grant(_: int) -> requests.Response:

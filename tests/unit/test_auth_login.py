@@ -4,6 +4,7 @@ import pytest
 
 from ott.auth.login import LoginLocked, NoRedirect, WrongCredentials, sign_in, trusted_redirect, with_params
 from ott.auth.records import Client
+from tests.conftest import TEMPLATE
 from tests.unit.auth_world import REDIRECT, World
 
 
@@ -129,8 +130,9 @@ def test_production_hashes_passwords_at_the_policys_cost_and_checks_unknown_user
     from ott.auth.policy import AuthPolicy
     from ott.auth.records import Credentials
 
-    production = AuthPolicy()
+    production = AuthPolicy()  # what the functions read: the template sets no cost of its own
     assert production.password_hash_cost == 2**15
+    assert not any("PASSWORD_HASH_COST" in function.environment for function in TEMPLATE.functions())
     world = World(password_hash_cost=production.password_hash_cost)
     stored = world.store.get(Credentials, "demo@example.com").password_hash
     assert stored.startswith("scrypt$32768$8$1$")

@@ -28,8 +28,9 @@ class AuthPolicy(EnvSettings):
     login_free_failures: int = 5
     login_max_delay: int = 900
     login_failures_per_hour: int = 100
-    # scrypt's N for new password hashes and for the dummy hash an unknown user's password is checked against.
-    password_hash_cost: int = SCRYPT_N
+    # scrypt's N for new password hashes and for the dummy hash an unknown user's password is checked against
+    # (the tests lower it; the template sets none).
+    password_hash_cost: int = Field(SCRYPT_N, alias="PASSWORD_HASH_COST")
     # Grants the operator switched off for every client: answered with unsupported_grant_type (spec rule 7.A.1).
     disabled_grants: tuple[str, ...] = Field((), alias="DISABLED_GRANTS")
     # The spec's switch: generation is off while this is unset or "true".
