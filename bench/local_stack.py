@@ -75,6 +75,7 @@ def report_local_stack() -> int:
         return 0
     port = free_port()
     console = tempfile.NamedTemporaryFile("w", suffix=".log")  # noqa: SIM115 - closed below
+    launched = time.monotonic()
     process, answered = start_stack(port, console)
     failures = 0
     try:
@@ -83,7 +84,8 @@ def report_local_stack() -> int:
         print(f"  whereami answers after {answered:.1f} s ({cpu:.1f} s CPU; bar {START_BAR_SECONDS} s)")
         wait_for_banner(process, Path(console.name), within=READY_WITHIN)
         ready_cpu = cpu_seconds(process.pid)
-        print(f"  every service loaded ({ready_cpu:.1f} s CPU in all)")
+        loaded = time.monotonic() - launched
+        print(f"  every service loaded after {loaded:.1f} s ({ready_cpu:.1f} s CPU in all)")
         env = {**os.environ, "PORT": str(port)}
         started = time.monotonic()
         subprocess.run(
