@@ -35,7 +35,7 @@ from ott.tvguide.params import (
     TvShowsParams,
     ZoneParams,
 )
-from ott.tvguide.store import ChannelRecord, DayKey, GuideStore
+from ott.tvguide.store import Catalogue, ChannelRecord, DayKey, GuideStore
 from ott.tvguide.zones import WORLD, Zone, day_span, local_date, select_zone, wire_datetime
 
 # How long replies may be kept: a schedule changes when a guide is imported (a few times a day); a current
@@ -318,7 +318,7 @@ def schedule(
         catalogue = store.catalogue()
         zone = request.zone(catalogue.config)
         dates = sorted(set(params.dates or ([today(zone, now)] if zone else [])))
-        keys = [(zone.name, number, day) for number in catalogue.channels for day in dates] if zone else []
+        keys = [(zone.name, number, day) for number in zone_channels(catalogue, zone) for day in dates] if zone else []
         bounded(keys)
         found = store.days(keys)
     telecasts = chronological(found, zone) if zone else []
@@ -330,6 +330,11 @@ def schedule(
         total_count=len(telecasts),
     )
     return request.answer(reply, SCHEDULE_MAX_AGE)
+
+
+def zone_channels(catalogue: Catalogue, zone: Zone) -> list[int]:
+    """The channels the zone holds a schedule of (a guide imported into another zone adds none of its own)."""
+    return [number for number, record in catalogue.channels.items() if record.dates.get(zone.name)]
 
 
 def bounded(keys: Sequence[DayKey]) -> None:
@@ -409,7 +414,8 @@ def id_by_title(
             by_name.setdefault(name, []).append(number)
     listed = []
     for title in titles.titles:
-        found = sorted(by_name.get(fold(title).strip(), []))
+        name = fold(title).strip()
+        found = sorted(by_name.get(name, [])) if name else []  # a blank name keeps its place, empty
         if len(found) > 1:
             logger.error("idbytitle: a name matches several channels", extra={"title": title, "channels": found})
         if found:

@@ -10,7 +10,7 @@ Query of one partition, never a Scan:
 | `DAY#<zone>#<channel id>` | local date | the telecasts of that zone-local day (and those running into it) |
 | `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
-| `IMPORT` | object key | the report of an import, for the operator command waiting on it |
+| `IMPORT` | object key | the report of an import (its progress while it runs), kept a week: the imports' history |
 
 Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
 enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
@@ -38,6 +38,10 @@ from ott.tvguide.models import Category, CategoryType, Profile
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
+# A channel-day's document at most: DynamoDB takes 400 KB an item, with its keys and attributes.
+DAY_ITEM_BYTES = 350_000
+# What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
+LEAN_FIELDS = ("i", "s", "d", "a", "h")
 DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
 
 
@@ -69,12 +73,13 @@ class GuideStore(Protocol):
     def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]: ...
     def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]: ...
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]: ...
-    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None: ...
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None: ...
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None: ...
     def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
     def flush(self) -> None: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
+    def import_results(self) -> dict[str, dict[str, Any]]: ...
 
 
 def pack(data: Any) -> bytes:
@@ -122,6 +127,24 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
     }
     row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
     return row
+
+
+def fitted_day(rows: list[dict[str, Any]]) -> tuple[bytes, str | None]:
+    """A day's rows packed within DAY_ITEM_BYTES: when they do not fit, each telecast keeps its times, id, show
+    and first title only, and the telecasts past what fits then are left out (the end of the day). What was cut."""
+    doc = pack(rows)
+    if len(doc) <= DAY_ITEM_BYTES:
+        return doc, None
+    lean = [
+        {**{name: row[name] for name in LEAN_FIELDS if name in row}, "t": dict(list(row["t"].items())[:1])}
+        for row in rows
+    ]
+    doc, kept = pack(lean), len(lean)
+    while len(doc) > DAY_ITEM_BYTES:
+        kept = kept * DAY_ITEM_BYTES // len(doc) * 9 // 10
+        doc = pack(lean[:kept])
+    left_out = f" and {len(rows) - kept} telecasts" if kept < len(rows) else ""
+    return doc, f"a channel-day's texts but the first title, images, categories{left_out} left out to fit an item"
 
 
 def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> GuideTelecast:
@@ -298,14 +321,13 @@ class DynamoGuideStore:
 
     # ---- imports
 
-    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None:
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None:
         """Replaces the zone's day of the channel. `telecasts` are in time order, the first `carried` of them
-        started the day before; the others become findable by id."""
+        started the day before; the others become findable by id. What was cut to fit an item, if anything."""
         zone, channel_id, day = key
         expiry = self._expiry(day)
         ttl = {"ttl": expiry} if expiry else {}
-        rows = [telecast_row(telecast) for telecast in telecasts]
-        doc = pack(rows)
+        doc, cut = fitted_day([telecast_row(telecast) for telecast in telecasts])
         self._pending.append(
             {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": telecasts[0].alias, "doc": doc, **ttl}
         )
@@ -316,6 +338,7 @@ class DynamoGuideStore:
         if whole_batches:  # written as they fill, so that an import holds little in memory
             self._write(self._pending[:whole_batches])
             del self._pending[:whole_batches]
+        return cut
 
     def _expiry(self, day: date) -> int:
         if not self._retention:
@@ -376,6 +399,10 @@ class DynamoGuideStore:
     def import_result(self, key: str) -> dict[str, Any] | None:
         item = self._database.get(self._table, {"pk": "IMPORT", "sk": key})
         return unpack(item["doc"]) if item else None
+
+    def import_results(self) -> dict[str, dict[str, Any]]:
+        """Every report kept (a week of imports), by key: one Query."""
+        return {item["sk"]: unpack(item["doc"]) for item in self._database.query(self._table, "IMPORT")}
 
     def _write(self, items: list[Item]) -> None:
         """A later write of the same key replaces the earlier one (the kernel's batch keeps the last)."""
