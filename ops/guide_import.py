@@ -25,7 +25,6 @@ from ott.errors import InvalidInput
 from ott.tvguide.importer import (
     ImportRefused,
     check_xmltv,
-    known_ids,
     map_guide,
     report_document,
     unknown_zone,
@@ -126,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         catalogue = store.catalogue()
         with args.file.open("rb") as source:
             ids = catalogue.config.channel_ids()
-            report = map_guide(store, source, zone, ids, write=False, known_ids=known_ids(catalogue))
+            report = map_guide(store, source, zone, ids, write=False, held=catalogue.channels)
         print_report({**report_document(report, args.zone), "status": "valid"})
         return 0
     key = upload_key(args.zone, args.file)

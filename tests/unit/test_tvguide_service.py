@@ -19,7 +19,7 @@ from ott.tvguide.config import GuideConfig
 from ott.tvguide.edge import guide_reply
 from ott.tvguide.export import xmltv_export
 from ott.tvguide.importer import ImportRefused, import_guide
-from ott.tvguide.mapping import GuideChannel, GuideMapper, channel_id_of
+from ott.tvguide.mapping import GuideChannel, GuideMapper, channel_id_of, show_id_of
 from ott.tvguide.models import TitlesRequest
 from ott.tvguide.operations import ZoneExists, create_zone
 from ott.tvguide.params import (
@@ -507,3 +507,27 @@ def test_aliases_whose_ids_collide_in_one_file_get_different_ids():
         if isinstance(item, GuideChannel)
     ]
     assert [c.channel_id for c in found] == [channel_id_of("provider9891.tv"), channel_id_of("provider11618.tv", 1)]
+
+
+def test_a_later_import_does_not_take_away_what_an_earlier_one_said(store, registry):
+    """Issue 18: after another guide, «Новости» lost its English title, image and age, and a channel re-declared
+    with only its Russian name could no longer be found by its English one."""
+    news = (
+        '<programme start="20241201100000 +0000" stop="20241201110000 +0000" channel="ёлка.tv">'
+        '<title lang="ru">Новости</title><title lang="en">News</title><icon src="https://img.example/news.jpg"/>'
+        "<url>https://tv.example/news</url><rating><value>16+</value></rating></programme>"
+    )
+    load(store, guide(news), "World/Anywhere")
+    russian_only = (
+        '<tv><channel id="ёлка.tv"><display-name lang="ru">Ёлка ТВ</display-name></channel>'
+        '<programme start="20241202100000 +0000" stop="20241202110000 +0000" channel="ёлка.tv">'
+        '<title lang="ru">НОВОСТИ</title><rating><value>6+</value></rating></programme></tv>'
+    )
+    load(store, russian_only.encode(), "Europe/Berlin")
+    show = store.shows([show_id_of("Новости")])[show_id_of("Новости")]
+    assert show.titles == {"ru": "НОВОСТИ", "en": "News"}
+    assert show.url == "https://tv.example/news" and show.images and show.age_restriction == 16
+    assert show.channel_ids == {A}
+    english = params(IdByTitleParams, titles="ёлка.tv en")
+    assert [c.channel_id for c in id_by_title(store, registry, english, HOME, datetime.now(UTC)).body.channels] == [A]
+    assert store.catalogue([A]).channels[A].channel.titles == {"ru": "Ёлка ТВ", "en": "ёлка.tv en"}

@@ -10,7 +10,7 @@ stay as they were, and the same file imported again writes the same items.
 import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -18,8 +18,15 @@ from typing import Any, BinaryIO
 from zoneinfo import ZoneInfo
 
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideChannel, GuideMapper, GuideTelecast, ImportReport
-from ott.tvguide.store import Catalogue, GuideStore
+from ott.tvguide.mapping import (
+    GuideChannel,
+    GuideMapper,
+    GuideTelecast,
+    ImportReport,
+    merged_channel,
+    merged_show,
+)
+from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
 from ott.tvguide.zones import Zone, day_span, local_date
 
@@ -159,20 +166,8 @@ def import_guide(
     if zone is None:
         raise unknown_zone(zone_name, catalogue.config)
     with open_source() as source:
-        return map_guide(
-            store,
-            source,
-            zone,
-            catalogue.config.channel_ids(),
-            write=write,
-            progress=progress,
-            known_ids=known_ids(catalogue),
-        )
-
-
-def known_ids(catalogue: Catalogue) -> dict[str, int]:
-    """The ids the catalogue's channels hold, by alias: they keep them."""
-    return {record.channel.alias: number for number, record in catalogue.channels.items()}
+        ids = catalogue.config.channel_ids()
+        return map_guide(store, source, zone, ids, write=write, progress=progress, held=catalogue.channels)
 
 
 def map_guide(
@@ -183,12 +178,12 @@ def map_guide(
     *,
     write: bool = True,
     progress: Progress | None = None,
-    known_ids: dict[str, int] | None = None,
+    held: Mapping[int, ChannelRecord] | None = None,
 ) -> ImportReport:
-    """The import's second pass: parse, map, and write the zone's days, channels and shows. `known_ids`: the
-    catalogue's channel ids by alias."""
+    """The import's second pass: parse, map, and write the zone's days, channels and shows. `held`: the
+    catalogue's channels, whose ids stay theirs and whose facts this import's are merged over."""
     with cyclic_gc_paused():
-        return _map_guide(store, source, zone, channel_ids, write, progress, known_ids or {})
+        return _map_guide(store, source, zone, channel_ids, write, progress, held or {})
 
 
 def _map_guide(
@@ -198,8 +193,9 @@ def _map_guide(
     channel_ids: dict[str, int],
     write: bool,
     progress: Progress | None,
-    known_ids: dict[str, int],
+    held: Mapping[int, ChannelRecord],
 ) -> ImportReport:
+    known_ids = {record.channel.alias: number for number, record in held.items()}
     mapper = GuideMapper(zone.name, channel_ids, known_ids)
     days = DayWriter(store, zone.name, zone.tz, write, mapper.report)
     channels: list[GuideChannel] = []
@@ -214,8 +210,11 @@ def _map_guide(
             next_progress = time.monotonic() + PROGRESS_SECONDS
     days.close()
     if write:
-        store.merge_channels(zone.name, channels, days.dates)
-        store.merge_shows(mapper.shows.values())
+        earlier_channels = {number: record.channel for number, record in held.items()}
+        merged = [merged_channel(channel, earlier_channels.get(channel.channel_id)) for channel in channels]
+        store.merge_channels(zone.name, merged, days.dates)
+        earlier = store.shows(list(mapper.shows))
+        store.merge_shows(merged_show(show, earlier.get(number)) for number, show in mapper.shows.items())
     return mapper.report
 
 

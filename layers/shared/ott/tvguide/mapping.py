@@ -38,6 +38,7 @@ EXAMPLE_CHARACTERS = 200  # of a channel id or a detail in an example (the repor
 MAX_CHANNEL_CATEGORIES = 50
 MAX_TELECAST_IMAGES = 8
 MAX_TELECAST_CATEGORIES = 10
+MAX_MERGED = 100  # languages, and names of a channel, kept over the imports that said them
 
 _c = CategoryType
 # Guide words (folded: lower case, ё as е) to CategoryType; a word not listed keeps its text, no type.
@@ -290,6 +291,36 @@ class GuideShow:
     age_restriction: int | None = None
     url: str | None = None
     images: list[GuideImage] = field(default_factory=list)
+
+
+def merged_texts(newer: dict[str, str], older: dict[str, str]) -> dict[str, str]:
+    """Per language the newer text; the languages only the older texts have stay, after the newer ones."""
+    merged = {**newer, **{lang: text for lang, text in older.items() if lang not in newer}}
+    return dict(list(merged.items())[:MAX_MERGED])
+
+
+def merged_channel(newer: GuideChannel, older: GuideChannel | None) -> GuideChannel:
+    """What an import says of a channel over what earlier imports said (another file or zone): per language the
+    newest title, every name (the newest first), the newest logo and site or else the earlier ones."""
+    if older is None:
+        return newer
+    newer.titles = merged_texts(newer.titles, older.titles)
+    newer.names = [*newer.names, *(name for name in older.names if name not in newer.names)][:MAX_MERGED]
+    newer.logo_url = newer.logo_url or older.logo_url
+    newer.promo_url = newer.promo_url or older.promo_url
+    return newer
+
+
+def merged_show(newer: GuideShow, older: GuideShow | None) -> GuideShow:
+    """A show as an import found it over what earlier imports said: titles per language as for channels, the
+    newest address and images or else the earlier ones, the oldest age of them all."""
+    if older is None:
+        return newer
+    newer.titles = merged_texts(newer.titles, older.titles)
+    newer.url = newer.url or older.url
+    newer.images = newer.images or older.images
+    newer.age_restriction = _older(newer.age_restriction, older.age_restriction)
+    return newer
 
 
 @dataclass
