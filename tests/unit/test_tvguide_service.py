@@ -14,6 +14,7 @@ from ott.callers import Device
 from ott.errors import InvalidInput, NotFound
 from ott.http.request import validate
 from ott.registry.store import DynamoRegistryStore
+from ott.storage.errors import CONFLICT, CancellationReason, TransactionCancelled
 from ott.storage.memory import InMemoryDatabase
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.edge import guide_reply
@@ -531,3 +532,31 @@ def test_a_later_import_does_not_take_away_what_an_earlier_one_said(store, regis
     english = params(IdByTitleParams, titles="ёлка.tv en")
     assert [c.channel_id for c in id_by_title(store, registry, english, HOME, datetime.now(UTC)).body.channels] == [A]
     assert store.catalogue([A]).channels[A].channel.titles == {"ru": "Ёлка ТВ", "en": "ёлка.tv en"}
+
+
+def test_channels_and_shows_are_written_a_hundred_in_a_call(store, guide_database):
+    """2,041 UpdateItems for the Turkish guide's shows once (issue 18); each stays an atomic ADD to its set."""
+    aliases = tuple(f"c{number}.tv" for number in range(150))
+    lines = [programme(alias, "20241201100000", "20241201110000", title=f"Show {alias}") for alias in aliases]
+    guide_database.calls.clear()
+    load(store, guide(*lines, channels=aliases), "World/Anywhere")
+    assert guide_database.calls["UpdateItem"] == 0
+    assert guide_database.calls["TransactWriteItems"] == 4  # 150 channels, then 150 shows, a hundred at a time
+    assert len(store.catalogue().channels) == 150 and len(store.shows([show_id_of("Show c7.tv")])) == 1
+
+
+def test_a_transaction_another_import_conflicts_with_is_written_update_by_update(store, guide_database, monkeypatch):
+    """Two imports at once both finish: neither waits for the queue to deliver its message again."""
+    transact = guide_database.transact
+    conflicts = []
+
+    def conflicting(operations):
+        if not conflicts:
+            conflicts.append(len(operations))
+            raise TransactionCancelled([CancellationReason(CONFLICT)] * len(operations))
+        transact(operations)
+
+    monkeypatch.setattr(guide_database, "transact", conflicting)
+    load(store, guide(*hours("ёлка.tv", "20241201", 0, 2), *hours("b.tv", "20241201", 0, 2)), "World/Anywhere")
+    assert conflicts == [2] and set(store.catalogue().channels) == {A, B}
+    assert dates(store, A) == dates(store, B) == {"World/Anywhere": [date(2024, 12, 1)]}

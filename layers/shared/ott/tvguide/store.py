@@ -29,8 +29,19 @@ from pydantic import Field
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
-from ott.storage import ConditionFailed, Database, Item, Key, PutItem, Table, Update, attr
-from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT
+from ott.storage import (
+    ConditionFailed,
+    Database,
+    Item,
+    Key,
+    PutItem,
+    Table,
+    TransactionCancelled,
+    Update,
+    UpdateItem,
+    attr,
+)
+from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
@@ -40,6 +51,8 @@ CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
 # A channel-day's document at most: DynamoDB takes 400 KB an item, with its keys and attributes.
 DAY_ITEM_BYTES = 350_000
+# Channels and shows written in one transaction at most (DynamoDB takes 4 MB a TransactWriteItems).
+TRANSACTION_BYTES = 3_000_000
 # What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
 LEAN_FIELDS = ("i", "s", "d", "a", "h")
 DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
@@ -347,13 +360,20 @@ class DynamoGuideStore:
 
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None:
         """Each channel as this import found it; the dates it scheduled are added to the channel's set in one
-        atomic update, so imports of other zones running at the same time lose nothing. Dates past retention
-        are taken out of the set."""
+        atomic update, so imports of other zones running at the same time lose nothing (the updates of up to 100
+        channels in one call). Dates past retention are taken out of the set."""
         fresh = {channel.channel_id: channel for channel in channels}
         expired = self._expired_dates(fresh) if self._retention else {}
-        for channel_id, channel in fresh.items():
-            added = {zone_date(zone, day) for day in dates.get(channel_id, set())}
-            self._merge(channel_key(channel_id), pack(channel_doc(ChannelRecord(channel))), "dates", added)
+        self._update_together(
+            self._merge(
+                channel_key(number),
+                pack(channel_doc(ChannelRecord(channel))),
+                "dates",
+                {zone_date(zone, day) for day in dates.get(number, set())},
+            )
+            for number, channel in fresh.items()
+        )
+        for channel_id in fresh:
             if expired.get(channel_id):
                 self._database.update(
                     self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
@@ -378,15 +398,40 @@ class DynamoGuideStore:
 
     def merge_shows(self, shows: Iterable[GuideShow]) -> None:
         """Each show as this import found it, its channels added to the show's set atomically."""
-        for show in shows:
+        self._update_together(
             self._merge({"pk": "SHOW", "sk": id_key(show.id)}, pack(show_doc(show)), "channels", show.channel_ids)
+            for show in shows
+        )
 
-    def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> None:
-        """The item's document replaced, and `added` added to its set atomically."""
+    def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> tuple[UpdateItem, int]:
+        """The update replacing the item's document and adding `added` to its set atomically, and its size."""
         update = Update().set("doc", doc)
         if added:
             update.add(set_name, added)
-        self._database.update(self._table, key, update)
+        return UpdateItem(self._table, key, update), len(doc) + sum(len(str(value)) for value in added)
+
+    def _update_together(self, updates: Iterable[tuple[UpdateItem, int]]) -> None:
+        """The updates in transactions of up to 100 and TRANSACTION_BYTES (a call for each instead of one per
+        item; every update stays an atomic ADD to its set). A transaction another writer conflicts with is
+        written update by update, so that two imports at once both go on."""
+        group: list[UpdateItem] = []
+        size = 0
+        for operation, length in updates:
+            full = len(group) == TRANSACTION_LIMIT or size + length > TRANSACTION_BYTES
+            if group and (full or any(other.key == operation.key for other in group)):  # one write an item
+                self._write_together(group)
+                group, size = [], 0
+            group.append(operation)
+            size += length
+        if group:
+            self._write_together(group)
+
+    def _write_together(self, group: list[UpdateItem]) -> None:
+        try:
+            self._database.write_together(group)
+        except TransactionCancelled:
+            for operation in group:
+                self._database.write(operation)
 
     def flush(self) -> None:
         self._write(self._pending)
