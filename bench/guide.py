@@ -54,6 +54,9 @@ class StubStore:
     def save_configuration(self, config: Any, version: int) -> None:
         return None
 
+    def shows(self, show_ids: Any) -> dict[int, Any]:
+        return {}
+
     def put_day(self, key: Any, telecasts: Any, carried: int = 0) -> None:
         return None
 

@@ -560,3 +560,34 @@ def test_a_transaction_another_import_conflicts_with_is_written_update_by_update
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 2), *hours("b.tv", "20241201", 0, 2)), "World/Anywhere")
     assert conflicts == [2] and set(store.catalogue().channels) == {A, B}
     assert dates(store, A) == dates(store, B) == {"World/Anywhere": [date(2024, 12, 1)]}
+
+
+def test_category_titles_follow_accept_language(store, registry):
+    bilingual = (
+        '<programme start="20241201100000 +0000" stop="20241201110000 +0000" channel="ёлка.tv"><title>Т</title>'
+        '<category lang="ru">Новости</category><category lang="en">News</category><category>Live</category>'
+        "</programme>"
+    )
+    load(store, guide(bilingual, programme("ёлка.tv", "20241201110000", "20241201120000")), "World/Anywhere")
+    query = params(ScheduleParams, channel=A, dates="2024-12-01", geo="World/Anywhere")
+    now = datetime(2024, 12, 1, tzinfo=UTC)
+    for languages, expected in (
+        ("en", ["News", "Live"]),
+        ("ru-RU,ru;q=0.9", ["Новости", "Live"]),
+        ("", ["Новости", "Live"]),
+    ):
+        telecasts = schedule(store, registry, query, Device("127.0.0.1", languages), now).body.telecasts_list
+        assert [c.title for c in telecasts[0].categories] == expected
+        assert telecasts[1].categories is None
+
+
+def test_the_export_keeps_the_language_of_categories_given_in_several(store, registry):
+    bilingual = (
+        '<programme start="20241201100000 +0000" stop="20241201110000 +0000" channel="ёлка.tv"><title>Т</title>'
+        '<category lang="ru">Новости</category><category lang="en">News</category></programme>'
+    )
+    load(store, guide(bilingual), "World/Anywhere")
+    query = params(XmltvParams, dates="2024-12-01", geo="World/Anywhere")
+    data = xmltv_export(store, registry, query, HOME, datetime(2024, 12, 1, tzinfo=UTC)).body.encode()
+    categories = etree.fromstring(data).findall("programme/category")
+    assert [(c.get("lang"), c.text) for c in categories] == [("ru", "Новости"), ("en", "News")]

@@ -70,8 +70,9 @@ def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone)
     )
     texts(element, "title", telecast.titles)  # none when the source gave none (docs/guide-data.md, "Export")
     texts(element, "desc", telecast.descriptions)
-    for category in telecast.categories:
-        etree.SubElement(element, "category").text = clean(category.title)
+    languages = telecast.category_langs or [UNDETERMINED] * len(telecast.categories)
+    for category, lang in zip(telecast.categories, languages, strict=True):
+        texts(element, "category", {lang: category.title})
     for image in telecast.images:
         if image.profile == Profile.IMAGE:
             icon = etree.SubElement(element, "icon", src=image.location)

@@ -278,6 +278,8 @@ class GuideTelecast:
     url: str | None
     images: list[GuideImage]
     show_id: int | None
+    # The language of each category, when they are in several (a reply keeps those of the caller's language).
+    category_langs: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -474,11 +476,15 @@ class GuideMapper:
         self._ends[channel.alias] = end
         titles = by_language(programme.titles)
         categories = [self._category(word) for _, word in programme.categories]
+        category_langs: list[str] = []
         if len(categories) > 1:
-            categories = list({(c.type, c.title): c for c in categories}.values())
-            if len(categories) > MAX_TELECAST_CATEGORIES:
+            first: dict[tuple[CategoryType | None, str], tuple[Category, str]] = {}
+            for category, (lang, _) in zip(categories, programme.categories, strict=True):
+                first.setdefault((category.type, category.title), (category, _language(lang)))
+            if len(first) > MAX_TELECAST_CATEGORIES:
                 self.report.cut(programme.line, f"categories over {MAX_TELECAST_CATEGORIES}")
-                categories = categories[:MAX_TELECAST_CATEGORIES]
+            kept = list(first.values())[:MAX_TELECAST_CATEGORIES]
+            categories, category_langs = [category for category, _ in kept], [lang for _, lang in kept]
         age = self._age(programme.ratings) if programme.ratings else None
         # In field order, not by keyword: keywords make this call, made for every programme, three times dearer.
         telecast = GuideTelecast(
@@ -495,6 +501,7 @@ class GuideMapper:
             self._url(programme.urls) if programme.urls else None,
             self._images(programme.images) if programme.images else [],
             None,  # show_id, below
+            category_langs if len(set(category_langs)) > 1 else [],
         )
         if programme.titles:
             telecast.show_id = self._show(telecast, programme.titles[0][1], programme.series)

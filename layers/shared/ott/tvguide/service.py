@@ -14,8 +14,9 @@ from ott.observability import logger
 from ott.registry.location import RegistryStore, locate
 from ott.text import fold
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideImage, GuideShow, GuideTelecast
+from ott.tvguide.mapping import UNDETERMINED, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import (
+    Category,
     Channel,
     ChannelsList,
     ChannelType,
@@ -147,6 +148,16 @@ class Request:
                     return found
         return next(iter(texts.values()))
 
+    def categories(self, telecast: GuideTelecast) -> list[Category]:
+        """A telecast's categories; when they are in several languages, those in the language chosen as for
+        titles (and those without a language)."""
+        if not telecast.category_langs:
+            return telecast.categories
+        languages = [lang for lang in dict.fromkeys(telecast.category_langs) if lang != UNDETERMINED]
+        chosen = self.text({lang: lang for lang in languages})
+        pairs = zip(telecast.categories, telecast.category_langs, strict=True)
+        return [category for category, lang in pairs if lang in (chosen, UNDETERMINED)]
+
     def zone(self, config: GuideConfig) -> Zone | None:
         """The programme zone (spec 4.A): by labels when any is sent, else by territory (the one named, or the
         caller's, detected from its address), else World/Anywhere."""
@@ -217,7 +228,7 @@ def wire_telecast(request: Request, telecast: GuideTelecast, zone: Zone) -> Tele
         tv_show=TVShow(id=telecast.show_id) if telecast.show_id else None,
         channel=Channel(channel_id=telecast.channel_id),
         age_restriction=telecast.age_restriction,
-        categories=telecast.categories or None,
+        categories=request.categories(telecast) or None,
     )
 
 

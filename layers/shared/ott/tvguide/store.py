@@ -133,6 +133,7 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
     optional = {
         "x": telecast.descriptions,
         "c": _categories_out(telecast.categories),
+        "l": telecast.category_langs,
         "a": telecast.age_restriction,
         "u": telecast.url,
         "m": _images_out(telecast.images),
@@ -175,6 +176,7 @@ def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> 
         url=row.get("u"),
         images=_images_in(row.get("m", [])),
         show_id=row.get("h"),
+        category_langs=row.get("l", []),
     )
 
 
