@@ -4,6 +4,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ott.wire import AccountId, UInt64
+
 MAC_LIST = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}(,[0-9a-f]{2}(:[0-9a-f]{2}){5})*$"
 PKCE_VERIFIER = r"^[A-Za-z0-9._~-]{43,128}$"  # RFC 7636 §4.1
 ShortText = Annotated[str, Field(max_length=512)]
@@ -26,8 +28,8 @@ class DeviceCodeReply(BaseModel):
 
 class AccountInfo(BaseModel):
     username: str | None = None
-    account_id: int | None = None
-    cid: int | None = None
+    account_id: AccountId | None = None
+    cid: UInt64 | None = None
     panel_ruid: str | None = None
 
 

@@ -181,6 +181,9 @@ class StreamSource(SpecModel):
 
 
 class Channel(SpecModel):
+    # The programme guide has a Channel too: the OpenAPI document names schemas by title (local/openapi.py).
+    model_config = ConfigDict(title="ConfiguredChannel")
+
     id: Number
     alias: Alias
     title: Title
@@ -192,6 +195,8 @@ class Channel(SpecModel):
 
 
 class Category(SpecModel):
+    model_config = ConfigDict(title="ConfiguredCategory")
+
     title: Title
     channels: Annotated[list[Number], Field(max_length=10_000)]
 
