@@ -5,6 +5,7 @@ from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
 from bench.guide import report_guide
 from bench.layer import report_layer_size
+from bench.m3u_import import report_m3u_import
 from bench.registry_scale import report_registry_scale
 from bench.token_cpu import report_token_cpu
 
@@ -15,6 +16,7 @@ def main() -> int:
         + report_layer_size()
         + report_dynamodb_calls()
         + report_channel_calls()
+        + report_m3u_import()
         + report_token_cpu()
         + report_registry_scale()
         + report_guide()
