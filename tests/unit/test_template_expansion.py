@@ -67,6 +67,22 @@ FUNCTIONS = {
             "AuthKeysSecret": "secretsmanager:GetSecretValue",
         },
     ),
+    "AuthDeviceAuthorizationFunction": (
+        ["POST /auth/2/device_authorization"],
+        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
+        {
+            "AuthTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuthKeysSecret": "secretsmanager:GetSecretValue",
+        },
+    ),
+    "AuthDeviceVerificationFunction": (
+        ["GET /auth/2/device", "POST /auth/2/device"],
+        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
+        {
+            "AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuthKeysSecret": "secretsmanager:GetSecretValue",
+        },
+    ),
     "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
     "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
     "AuthRevokeFunction": (

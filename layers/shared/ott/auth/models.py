@@ -17,11 +17,24 @@ class TokenReply(BaseModel):
     token_type: str = "bearer"  # noqa: S105 - the scheme name, not a secret
     expires_in: int
     refresh_token: str
+    # RFC 6749 §5.1: sent by the grants that let a client ask for scopes (RFC 8628's device grant)
+    scope: str | None = None
 
 
 class DeviceCodeReply(BaseModel):
     pin: str
     device_code: str
+    expires_in: int
+    interval: int  # seconds
+
+
+class DeviceAuthorizationReply(BaseModel):
+    """RFC 8628 §3.2."""
+
+    device_code: str
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
     expires_in: int
     interval: int  # seconds
 
@@ -64,6 +77,17 @@ class TokenForm(Form):
 class DeviceCodeForm(Form):
     client_id: ShortText
     mac: Annotated[str, Field(max_length=1024, pattern=MAC_LIST)] | None = None
+
+
+class DeviceAuthorizationForm(Form):
+    """RFC 8628 §3.1: client_id, unless the client authenticates with HTTP Basic; the scope it asks for."""
+
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+    scope: (
+        Annotated[str, Field(max_length=512, pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$")]
+        | None
+    ) = None
 
 
 class RevokeForm(Form):

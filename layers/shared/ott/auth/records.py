@@ -134,18 +134,27 @@ class AuthorizationCode(Record):
 
 @dataclass(slots=True)
 class DeviceAuthorization(Record):
+    """A device waiting to be signed in: by the spec's PIN (`flow` "pin") or by RFC 8628's user code."""
+
     kind: ClassVar[str] = "DEVICE"
     key_field: ClassVar[str] = "device_hash"
     device_hash: str = ""
     client_id: str = ""
     pin_hash: str = ""
-    status: str = "pending"  # pending → authorized → used
+    status: str = "pending"  # pending → authorized (or, RFC 8628, denied) → used
     account_id: int | None = None
     anonymous: bool = False  # of the account that confirmed the PIN
-    scope: str = ""  # of the token that confirmed the PIN: the most the device's tokens may carry
+    # PIN: of the token that confirmed it. RFC 8628: the client's scopes the device asked for, then those the
+    # approving account may have. The most the device's tokens may carry.
+    scope: str = ""
     expires_at: int = 0
     interval: int = 5
     last_poll: int = 0
+    flow: str = "pin"  # or "rfc8628"
+    user_code_hash: str = ""  # RFC 8628
+    # RFC 8628: the client's secret hash when the code was issued, so that a poll authenticates the client
+    # with the one read it makes (the device code lives minutes).
+    client_secret_hash: str = ""
 
     @property
     def ttl(self) -> int | None:
@@ -159,6 +168,17 @@ class Pin(Record):
     kind: ClassVar[str] = "PIN"
     key_field: ClassVar[str] = "pin_hash"
     pin_hash: str = ""
+    device_hash: str = ""
+    expires_at: int = 0
+
+
+@dataclass(slots=True)
+class UserCode(Record):
+    """RFC 8628: finds the waiting device from the user code a person typed on the verification page."""
+
+    kind: ClassVar[str] = "USERCODE"
+    key_field: ClassVar[str] = "code_hash"
+    code_hash: str = ""
     device_hash: str = ""
     expires_at: int = 0
 
@@ -193,5 +213,6 @@ AUTH_RECORDS = (
     AuthorizationCode,
     DeviceAuthorization,
     Pin,
+    UserCode,
     LoginAttempts,
 )
