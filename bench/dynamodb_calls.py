@@ -23,6 +23,8 @@ NICHE_BAR = 2
 LAUNCHER_BAR = 3
 CLICK_BAR = 2
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start
+STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
 
 
@@ -74,6 +76,11 @@ def report_dynamodb_calls() -> int:
             event = {**sample_event("auth_token"), "body": urlencode({**CLIENT, **fields})}
             return token(event, context("auth_token"))
 
+        def introspect(issued: dict) -> dict:
+            handler = importlib.import_module("functions.auth_introspect.app").lambda_handler
+            form = {"token": issued["access_token"], **STREAM_COMPONENT}
+            return handler({**sample_event("auth_introspect"), "body": urlencode(form)}, context("auth_introspect"))
+
         for name, fields in token_requests(grant):
 
             def request(fields: dict[str, str] = fields) -> dict:
@@ -83,6 +90,11 @@ def report_dynamodb_calls() -> int:
             failures += show(table, f"token {name}", calls, DEVICE_POLL_BARS.get(name, TOKEN_BAR))
             if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
                 raise RuntimeError(f"token {name}: {reply['body']}")
+        viewer = json.loads(grant(grant_type="vendor:anonymous")["body"])
+        calls, reply = measure(lambda: introspect(viewer))
+        failures += show(table, "introspect (live access token)", calls, INTROSPECTION_BAR)
+        if json.loads(reply["body"]).get("active") is not True:
+            raise RuntimeError(f"introspect: {reply['body']}")
         for name, call in phone_requests(template):
             calls, _ = measure(call)
             failures += show(table, name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)

@@ -117,6 +117,7 @@ def seed_auth(store: RecordStore) -> None:
             entry.get("redirect_uris", []),
             secret=entry["secret"],
             requires_pkce=entry.get("requires_pkce", False),
+            resource_server=entry.get("resource_server", False),
             **({"scopes": entry["scopes"]} if "scopes" in entry else {}),
         )
     for entry in demo["users"]:

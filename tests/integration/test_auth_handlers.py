@@ -67,6 +67,7 @@ def redirect_params(reply):
         "auth_authorize",
         "auth_metadata",
         "auth_revoke",
+        "auth_introspect",
     ],
 )
 def test_the_public_auth_functions_answer_their_sample_events(demo, function):
@@ -364,6 +365,7 @@ def test_metadata_names_every_endpoint(demo):
     assert metadata["device_authorization_endpoint"] == f"{base}/auth/2/device_authorization"
     assert {"vendor:device_code", DEVICE_CODE_GRANT} <= set(metadata["grant_types_supported"])
     assert metadata["code_challenge_methods_supported"] == ["S256"]  # RFC 8414, RFC 7636 §6.2
+    assert metadata["introspection_endpoint"] == f"{base}/auth/2/introspect"
 
 
 def test_the_registry_takes_the_client_from_the_token(demo, tmp_path):
@@ -559,3 +561,34 @@ def test_a_verification_post_without_its_csrf_cookie_changes_nothing(demo):
     reply = device_page(method="POST", form=form)
     assert reply["statusCode"] == 400 and 'role="alert"' in reply["body"]
     assert body(rfc8628_poll(started["device_code"]))["error"] == "authorization_pending"
+
+
+STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
+
+
+def introspect(token_value, credentials=STREAM_COMPONENT):
+    return invoke("auth_introspect", body=urlencode({"token": token_value, **credentials}))
+
+
+def test_the_stream_component_introspects_a_viewer_s_token_in_one_call_until_it_is_revoked(demo):
+    issued = anonymous()
+    with counting_calls(client("dynamodb")) as calls:
+        reply = introspect(issued["access_token"])
+    assert sum(calls.values()) == 1, calls  # issue 19's bar
+    assert reply["statusCode"] == 200 and reply["headers"]["Cache-Control"] == "no-store"
+    answer = body(reply)
+    assert answer["active"] is True and answer["client_id"] == "demo-tv"
+    assert answer["sub"] == principal_of(issued["access_token"])["accountId"]
+    assert set(answer["scope"].split()) == {"account", "user_data", "phoneconfirm"} and answer["exp"] > 0
+    invoke("auth_revoke", body=urlencode({"token": issued["refresh_token"], **CLIENT}))
+    assert body(introspect(issued["access_token"])) == {"active": False}
+
+
+def test_only_a_resource_server_may_introspect(demo):
+    issued = anonymous()
+    refused = introspect(issued["access_token"], CLIENT)
+    assert refused["statusCode"] == 403 and body(refused)["error"] == "unauthorized_client"
+    wrong = introspect(issued["access_token"], {**STREAM_COMPONENT, "client_secret": "wrong"})
+    assert wrong["statusCode"] == 401 and body(wrong)["error"] == "invalid_client"
+    missing = invoke("auth_introspect", body=urlencode(STREAM_COMPONENT))
+    assert missing["statusCode"] == 400 and body(missing)["error"] == "invalid_request"

@@ -83,6 +83,11 @@ FUNCTIONS = {
             "AuthKeysSecret": "secretsmanager:GetSecretValue",
         },
     ),
+    "AuthIntrospectFunction": (
+        ["POST /auth/2/introspect"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:BatchGetItem"},
+    ),
     "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
     "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
     "AuthRevokeFunction": (

@@ -97,6 +97,26 @@ class RevokeForm(Form):
     client_secret: Secret | None = None
 
 
+class IntrospectForm(Form):
+    """RFC 7662 §2.1; the caller's credentials in HTTP Basic or the body."""
+
+    token: Secret
+    token_type_hint: Annotated[str, Field(max_length=32)] | None = None
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+
+
+class Introspection(BaseModel):
+    """RFC 7662 §2.2: only `active` for anything but a live access token."""
+
+    active: bool
+    scope: str | None = None
+    client_id: str | None = None
+    exp: int | None = None  # seconds since the epoch; none for a v1 token without expiry
+    sub: str | None = None  # the account id, as a string (RFC 7519's StringOrURI)
+    token_type: str | None = None
+
+
 class AccountData(BaseModel):
     """The account's data tree: any JSON object."""
 
@@ -115,8 +135,10 @@ class ServerMetadata(BaseModel):
     token_endpoint: str
     device_authorization_endpoint: str
     revocation_endpoint: str
+    introspection_endpoint: str
     grant_types_supported: list[str]
     response_types_supported: list[str]
     token_endpoint_auth_methods_supported: list[str]
     revocation_endpoint_auth_methods_supported: list[str]
+    introspection_endpoint_auth_methods_supported: list[str]
     code_challenge_methods_supported: list[str]

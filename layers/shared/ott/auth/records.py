@@ -26,6 +26,7 @@ class Client(Record):
     scopes: list[str] = field(default_factory=list)
     access_ttl: int = 3600
     requires_pkce: bool = False  # RFC 7636: its authorization requests must carry an S256 code_challenge
+    resource_server: bool = False  # RFC 7662: it may introspect tokens (the stream-authorization component)
 
 
 @dataclass(slots=True)
