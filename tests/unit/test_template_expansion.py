@@ -89,6 +89,16 @@ FUNCTIONS = {
         {"AuthTable": "dynamodb:BatchGetItem"},
     ),
     "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
+    "AuthPlaylistLinkFunction": (
+        ["POST /auth/2/playlist_link"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"},
+    ),
+    "AuthPlaylistLinkDeleteFunction": (
+        ["DELETE /auth/2/playlist_link"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
+    ),
     "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
     "AuthRevokeFunction": (
         ["POST /auth/2/revoke"],
@@ -107,6 +117,11 @@ FUNCTIONS = {
         ["GET /channels"],
         {"CHANNELS_TABLE": "ChannelsTable", "CHANNELS_API_KEY_IDS": "StreamAuthorizationApiKey"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
+    ),
+    "ChannelsPlaylistFunction": (
+        ["GET /channels/playlist.m3u"],
+        {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
+        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthTable": "dynamodb:UpdateItem"},
     ),
     "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
     "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),

@@ -117,6 +117,12 @@ class Introspection(BaseModel):
     token_type: str | None = None
 
 
+class PlaylistLinkReply(BaseModel):
+    """The account's new playlist link: the URL to give a player (Kodi, TiviMate, VLC); shown once."""
+
+    playlist_url: str
+
+
 class AccountData(BaseModel):
     """The account's data tree: any JSON object."""
 

@@ -44,6 +44,9 @@ class Account(Record):
     retired: bool = False
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
+    # Its playlist link and the stream session in it (issue 19), by their hashes: one link per account.
+    playlist_link_hash: str | None = None
+    stream_session_hash: str | None = None
     expires_at: int | None = None  # anonymous accounts only; its tree has the same expiry
 
     def lifetime_due(self, now: datetime) -> bool:
@@ -185,6 +188,31 @@ class UserCode(Record):
 
 
 @dataclass(slots=True)
+class PlaylistLink(Record):
+    """A subscriber's playlist URL (issue 19), by the hash of the secret it carries: it opens only this account's
+    playlist, with the home and staff standing the account's token had when the link was made."""
+
+    kind: ClassVar[str] = "PLAYLIST"
+    key_field: ClassVar[str] = "link_hash"
+    link_hash: str = ""
+    account_id: int = 0
+    contractor_id: int | None = None
+    territory_id: int | None = None
+    staff: bool = False
+
+
+@dataclass(slots=True)
+class StreamSession(Record):
+    """The stream session of a playlist link, by the hash of the id its stream URLs carry (`%(session_id)s`):
+    what the stream-authorization component introspects. It goes with its link."""
+
+    kind: ClassVar[str] = "STREAMSESSION"
+    key_field: ClassVar[str] = "session_hash"
+    session_hash: str = ""
+    account_id: int = 0
+
+
+@dataclass(slots=True)
 class LoginAttempts(Record):
     """Sign-in attempts for one username (known or not). Each attempt is counted here, by a conditional
     write, before its password is checked; a success takes its count back."""
@@ -215,5 +243,7 @@ AUTH_RECORDS = (
     DeviceAuthorization,
     Pin,
     UserCode,
+    PlaylistLink,
+    StreamSession,
     LoginAttempts,
 )

@@ -213,3 +213,11 @@ class ChannelList(SpecModel):
     channels: Annotated[list[Channel], Field(min_length=1, max_length=10_000)]
     categories: Annotated[list[Category], Field(max_length=1_000)] | None = None
     settings: Annotated[list[Settings], Field(max_length=16)] | None = None
+
+
+class PlaylistParams(BaseModel):
+    """`GET /channels/playlist.m3u`: the secret of the subscriber's playlist link (a token_urlsafe value)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    link: Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]

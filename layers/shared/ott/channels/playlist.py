@@ -6,14 +6,26 @@ caller's."""
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import quote
+from datetime import datetime
+from urllib.parse import quote, urlencode
 
+from ott.auth.playlist_access import PlaylistLinks
 from ott.channels.macros import PERCENT
 from ott.channels.models import Channel, ChannelList, ChannelStatus, StreamSource, StreamSourceType, UserAgentRegexps
 from ott.channels.models import UserAgentRuleType as Rule
+from ott.channels.service import served_configuration
+from ott.channels.store import ChannelStore
+from ott.errors import NotFound
 
 # IPTV Simple's catch-up placeholder for the programme's XMLTV `catchup-id`: the component's %(program_id)s.
 CATCHUP_ID = "{catchup-id}"
+# How far back catch-up goes, as players are told (catchup-days); the configuration does not say.
+CATCHUP_DAYS = 7
+GUIDE_EXPORT = "/tvguide/2/xmltv.xml"
+
+
+class UnknownLink(NotFound):
+    """No live playlist link carries this secret."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +36,20 @@ class Viewer:
     territory_id: int | None
     staff: bool
     user_agent: str
+
+
+def subscriber_playlist(
+    store: ChannelStore, links: PlaylistLinks, link: str, user_agent: str, base_url: str, now: datetime
+) -> str:
+    """The playlist a link opens: whose it is (auth), the current configuration, the viewer's zone's guide."""
+    owner = links.viewer(link, now)
+    if owner is None:
+        raise UnknownLink("no playlist at this address: make a new link from your account")
+    zone = {"t": owner.territory_id, "c": owner.contractor_id}
+    guide_url = f"{base_url}{GUIDE_EXPORT}?{urlencode({k: v for k, v in zone.items() if v is not None})}"
+    viewer = Viewer(owner.territory_id, owner.staff, user_agent)
+    channel_list = ChannelList.model_validate_json(served_configuration(store))
+    return playlist(channel_list, viewer, guide_url.rstrip("?"), owner.session_id, CATCHUP_DAYS)
 
 
 def playlist(channel_list: ChannelList, viewer: Viewer, guide_url: str, session_id: str, catchup_days: int) -> str:
