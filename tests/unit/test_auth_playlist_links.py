@@ -105,3 +105,13 @@ def test_links_are_limited_per_account_per_hour(world):
 def test_an_unknown_secret_opens_nothing(world):
     link_of(world)
     assert viewer(world, "x" * 43) is None
+
+
+def test_an_anonymous_account_s_link_ends_with_the_account(world):
+    anonymous = world.access(world.anonymous())
+    caller = Account(anonymous.account_id, "demo-tv", frozenset({"account"}), "198.51.100.1", anonymous=True)
+    secret = parse_qs(urlsplit(new_link(world.store, caller, BASE, world.now)).query)["link"][0]
+    assert viewer(world, secret) is not None
+    world.clock.advance(373 * 86_400)  # a year and a week unused: the account is gone, and the link with it
+    assert viewer(world, secret) is None
+    assert introspected(world, session_of(secret)) == {"active": False}

@@ -32,8 +32,11 @@ def new_link(store: AuthStore, caller: Caller, base_url: str, now: datetime, sec
         contractor_id=caller.contractor_id,
         territory_id=caller.territory_id,
         staff=bool(caller.scopes & set(STAFF_SCOPES)),
+        expires_at=account.expires_at,
     )
-    session = StreamSession(session_hash=token_hash(session_of(secret)), account_id=account.account_id)
+    session = StreamSession(
+        session_hash=token_hash(session_of(secret)), account_id=account.account_id, expires_at=account.expires_at
+    )
     replaced = forget_link(account)
     account.playlist_link_hash, account.stream_session_hash = link.link_hash, session.session_hash
     store.commit([created(link), created(session), *replaced, changed(account)])

@@ -199,6 +199,7 @@ class PlaylistLink(Record):
     contractor_id: int | None = None
     territory_id: int | None = None
     staff: bool = False
+    expires_at: int | None = None  # an anonymous account's: the link ends with it
 
 
 @dataclass(slots=True)
@@ -210,6 +211,7 @@ class StreamSession(Record):
     key_field: ClassVar[str] = "session_hash"
     session_hash: str = ""
     account_id: int = 0
+    expires_at: int | None = None  # its link's
 
 
 @dataclass(slots=True)
