@@ -6,6 +6,7 @@ from bench.dynamodb_calls import report_dynamodb_calls
 from bench.guide import report_guide
 from bench.layer import report_layer_size
 from bench.local_stack import report_local_stack
+from bench.m3u_import import report_m3u_import
 from bench.registry_scale import report_registry_scale
 from bench.token_cpu import report_token_cpu
 
@@ -16,6 +17,7 @@ def main() -> int:
         + report_layer_size()
         + report_dynamodb_calls()
         + report_channel_calls()
+        + report_m3u_import()
         + report_token_cpu()
         + report_registry_scale()
         + report_guide()

@@ -1,5 +1,6 @@
 """DynamoDB calls of GET /channels at 10 and 1,000 channels (issue 10: at most 2 whatever the number), in a
-cold process (the reply read from its chunks) and a warm one (the reply it already holds)."""
+cold process (the reply read from its chunks) and a warm one (the reply it already holds); the same for the
+subscriber playlist, GET /channels/playlist.m3u (issue 19: at most 3, the same at both sizes)."""
 
 import importlib
 import os
@@ -10,6 +11,7 @@ from bench.dynamodb_calls import show
 from local.template import REGION, Template
 
 BAR = 2
+PLAYLIST_BAR = 3
 SIZES = (10, 1000)
 
 
@@ -55,15 +57,20 @@ def report_channel_calls() -> int:
     from local.metering import counting_calls
     from local.moto_speedups import speed_up_dynamodb
     from local.resources import create_all
+    from ott.auth.playlist_links import new_link
+    from ott.auth.records import Account as AuthAccount
+    from ott.auth.store import auth_records
     from ott.aws import client, reset_clients
+    from ott.callers import Account
     from ott.channels import store as storage
     from ott.channels.service import publish
     from ott.channels.validation import validate_configuration
     from ott.config import reset_settings
+    from ott.recordstore import created
     from ott.storage.dynamo import dynamo_database
 
     failures = 0
-    print("\nDynamoDB calls of GET /channels (moto)")
+    print("\nDynamoDB calls of GET /channels and the subscriber playlist (moto)")
     print(f"{'request':40} {'calls':>5}  operations")
     speed_up_dynamodb()  # moto's answers and calls, sooner
     with mock_aws(), quiet() as table:
@@ -71,6 +78,16 @@ def report_channel_calls() -> int:
         reset_settings()
         create_all(template, client)
         handler = importlib.import_module("functions.channels_list.app").lambda_handler
+        playlist_handler = importlib.import_module("functions.channels_playlist.app").lambda_handler
+        subscriber = Account(1, "demo-tv", frozenset(), "127.0.0.1", contractor_id=1, territory_id=3)
+        auth = auth_records(dynamo_database(), template.physical_name("AuthTable"))
+        auth.commit([created(AuthAccount(account_id=1, anonymous=False))])
+
+        def playlist_event() -> dict:
+            """A fresh link each time: one link answers once every few seconds."""
+            url = new_link(auth, subscriber, "https://bench.example", datetime.now(UTC))
+            return {**sample_event("channels_playlist"), "queryStringParameters": {"link": url.split("link=")[1]}}
+
         channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"))
         for count in SIZES:
             info = publish(channel_store, validate_configuration(configuration(count)), "bench", datetime.now(UTC))
@@ -83,4 +100,12 @@ def report_channel_calls() -> int:
                     raise RuntimeError(f"/channels at {count} channels: {reply['body']}")
                 name = f"channels {count} ({info.size // 1000} KB, {state})"
                 failures += show(table, name, calls, BAR)
+                event = playlist_event()
+                if state == "cold":
+                    storage.forget_read_replies()
+                with counting_calls(client("dynamodb")) as calls:
+                    reply = playlist_handler(event, context("channels_playlist"))
+                if reply["statusCode"] != 200:
+                    raise RuntimeError(f"playlist at {count} channels: {reply['body']}")
+                failures += show(table, f"playlist {count} ({state})", calls, PLAYLIST_BAR)
     return failures

@@ -15,12 +15,16 @@ from local.template import REGION, Template
 
 REGISTRY_BARS = {"registry_whereami": 3}
 TOKEN_BAR = 3
+# Issue 19: a device's poll while the person has not decided (it comes every few seconds from every waiting TV).
+DEVICE_POLL_BARS = {"RFC 8628 device_code (pending)": 1}
 PHONE_BAR = 2
 NICHE_BAR = 2
 # Every call of a posters/poster request (the registry's detection included), whatever the number of posters.
 LAUNCHER_BAR = 3
 CLICK_BAR = 2
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start
+STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
 
 
@@ -72,15 +76,25 @@ def report_dynamodb_calls() -> int:
             event = {**sample_event("auth_token"), "body": urlencode({**CLIENT, **fields})}
             return token(event, context("auth_token"))
 
+        def introspect(issued: dict) -> dict:
+            handler = importlib.import_module("functions.auth_introspect.app").lambda_handler
+            form = {"token": issued["access_token"], **STREAM_COMPONENT}
+            return handler({**sample_event("auth_introspect"), "body": urlencode(form)}, context("auth_introspect"))
+
         for name, fields in token_requests(grant):
 
             def request(fields: dict[str, str] = fields) -> dict:
                 return grant(**fields)
 
             calls, reply = measure(request)
-            failures += show(table, f"token {name}", calls, TOKEN_BAR)
+            failures += show(table, f"token {name}", calls, DEVICE_POLL_BARS.get(name, TOKEN_BAR))
             if reply["statusCode"] not in (200, 400):  # 400: authorization_pending
                 raise RuntimeError(f"token {name}: {reply['body']}")
+        viewer = json.loads(grant(grant_type="vendor:anonymous")["body"])
+        calls, reply = measure(lambda: introspect(viewer))
+        failures += show(table, "introspect (live access token)", calls, INTROSPECTION_BAR)
+        if json.loads(reply["body"]).get("active") is not True:
+            raise RuntimeError(f"introspect: {reply['body']}")
         for name, call in phone_requests(template):
             calls, _ = measure(call)
             failures += show(table, name, calls, PHONE_BAR if name != "phoneconfirm confirm" else None)
@@ -259,10 +273,12 @@ def token_requests(grant: Callable[..., dict]):
     """Each grant once, prepared by the requests a client would make before it."""
     from datetime import UTC, datetime
 
+    from ott.auth import verification
     from ott.auth.crypto import token_hash
     from ott.auth.device import PinEntry, confirm, start
     from ott.auth.login import sign_in
-    from ott.auth.policy import AuthPolicy
+    from ott.auth.models import DeviceAuthorizationForm
+    from ott.auth.policy import DEVICE_CODE_GRANT, AuthPolicy
     from ott.auth.records import AccessToken, Client
     from ott.auth.store import auth_keys, auth_store
     from ott.config import load_settings
@@ -296,6 +312,13 @@ def token_requests(grant: Callable[..., dict]):
     confirm(store, policy, auth_keys(), PinEntry(access, "demo-tv", started.pin, "127.0.0.1", now))
     time.sleep(policy.device_poll_interval)
     yield "vendor:device_code (authorized)", {"grant_type": "vendor:device_code", "device_code": started.device_code}
+    form = DeviceAuthorizationForm(client_id="demo-tv", scope="account user_data")
+    rfc8628 = verification.start(store, policy, auth_keys(), form, None, "127.0.0.1", "https://bench.example", now)
+    polled = {"grant_type": DEVICE_CODE_GRANT, "device_code": rfc8628.device_code}
+    yield "RFC 8628 device_code (pending)", polled
+    person = ("demo@example.com", "demo-password")
+    verification.approve(store, policy, auth_keys(), rfc8628.user_code, person, "127.0.0.1", now)
+    yield "RFC 8628 device_code (approved)", polled
 
 
 def show(table: TextIO, name: str, calls: Counter[str], bar: int | None) -> int:

@@ -25,14 +25,14 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
     from ott.http.handler import ROUTE_DOCS  # not at import: Powertools reads its settings when first imported
 
     docs = {route: ROUTE_DOCS[handlers[route.function]] for route in routes}
-    models: set[type[BaseModel]] = {Error}
-    for doc in docs.values():
-        models.update(m for m in (doc.reply, doc.payload) if m is not None)
+    replies: set[type[BaseModel]] = {Error, *(doc.reply for doc in docs.values() if doc.reply is not None)}
+    payloads: set[type[BaseModel]] = {doc.payload for doc in docs.values() if doc.payload is not None}
     refs, definitions = models_json_schema(
-        [(model, "serialization") for model in models] + [(model, "validation") for model in models],
+        [(model, "serialization") for model in replies] + [(model, "validation") for model in payloads],
         ref_template=REF,
     )
-    schema_of = {model: refs[(model, "serialization")] for model in models}
+    refs, schemas = named_schemas(refs, definitions.get("$defs", {}))
+    schema_of = {model: refs[(model, "serialization")] for model in replies}
     paths: dict[str, dict[str, Any]] = {}
     for route, doc in docs.items():
         path = re.sub(r"\{(\w+)\+\}", r"{\1}", route.path)
@@ -45,13 +45,41 @@ def openapi_document(routes: list[Route], handlers: dict[str, Callable], base_ur
         "servers": [{"url": base_url}],
         "paths": paths,
         "components": {
-            "schemas": definitions.get("$defs", {}),
+            "schemas": schemas,
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key"},
             },
         },
     }
+
+
+def named_schemas(refs: dict, schemas: dict[str, Any]) -> tuple[dict, dict[str, Any]]:
+    """Every schema under one stable name that code generators can use as a class name: the model's title (its
+    class name, or the title its model_config gives where two services' models share a class name), with
+    `Input` after it for a request body's shape where that differs from the reply's (pydantic names the pair
+    `X-Input` and `X-Output`, which generators read as one name twice). Two schemas under one name are refused."""
+    names: dict[str, str] = {}
+    for name, schema in schemas.items():
+        wanted = schema.get("title", name) + ("Input" if name.endswith("-Input") else "")
+        if wanted in names.values():
+            raise ValueError(f"two schemas would be named {wanted}: give one of the models a title")
+        names[name] = wanted
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: REF.format(model=names[item.rsplit("/", 1)[1]]) if key == "$ref" else renamed(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [renamed(item) for item in value]
+        return value
+
+    return (
+        {key: renamed(schema) for key, schema in refs.items()},
+        {names[name]: renamed(schema) for name, schema in schemas.items()},
+    )
 
 
 def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) -> dict[str, Any]:

@@ -11,9 +11,10 @@ import yaml
 from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.auth.admin import create_user, register_client
+from ott.auth.playlist_links import PLAYLIST_PATH, new_link
 from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_records
-from ott.callers import Device, MachineClient
+from ott.callers import Account, Device, MachineClient
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
@@ -117,10 +118,11 @@ def seed_auth(store: RecordStore) -> None:
             entry.get("redirect_uris", []),
             secret=entry["secret"],
             requires_pkce=entry.get("requires_pkce", False),
+            resource_server=entry.get("resource_server", False),
             **({"scopes": entry["scopes"]} if "scopes" in entry else {}),
         )
     for entry in demo["users"]:
-        create_user(
+        account_id = create_user(
             store,
             entry["username"],
             entry["password"],
@@ -131,6 +133,16 @@ def seed_auth(store: RecordStore) -> None:
             staff_scopes=entry.get("staff_scopes", ()),
             password_hash_cost=cost,
         )
+        if link := entry.get("playlist_link"):
+            home = {"contractor_id": link["contractor_id"], "territory_id": link["territory_id"]}
+            subscriber = Account(account_id, "demo-tv", frozenset(), "127.0.0.1", **home)
+            new_link(store, subscriber, "", datetime.now(UTC), secret=link["secret"])
+
+
+def demo_playlist_path() -> str:
+    """The path (with its link) of the demo subscriber's playlist."""
+    (link,) = [entry["playlist_link"] for entry in demo_document("auth.yaml")["users"] if "playlist_link" in entry]
+    return f"{PLAYLIST_PATH}?link={link['secret']}"
 
 
 def seed_niche_content(store: NicheStore, now: datetime) -> None:

@@ -1,7 +1,8 @@
 """Register an OAuth client of the auth service; its secret is printed once and stored only as a hash.
 
 python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
-    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] (--stack STACK | --local | --table NAME)
+    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] [--resource-server]
+    (--stack STACK | --local | --table NAME)
 """
 
 import argparse
@@ -19,7 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("client_id")
     parser.add_argument("--name", required=True)
-    parser.add_argument("--grant", action="append", required=True, choices=GRANTS)
+    # A resource server (--resource-server) may have no grant: it only introspects tokens.
+    parser.add_argument("--grant", action="append", default=[], choices=GRANTS)
     parser.add_argument("--redirect-uri", action="append", default=[])
     parser.add_argument(
         "--scope",
@@ -29,8 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--access-ttl", type=int, default=3600)
     parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
+    parser.add_argument(
+        "--resource-server", action="store_true", help="may introspect tokens (RFC 7662): a stream component"
+    )
     add_target(parser)
     args = parser.parse_args(argv)
+    if not args.grant and not args.resource_server:
+        parser.error("give at least one --grant (only a --resource-server may have none)")
     store = auth_records(database(args), output(args, "AuthTableName"))
     try:
         secret = register_client(
@@ -42,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             args.scope or DEFAULT_SCOPES,
             args.access_ttl,
             requires_pkce=args.require_pkce,
+            resource_server=args.resource_server,
         )
     except InvalidInput as error:
         print(error.description, file=sys.stderr)

@@ -23,7 +23,7 @@ import yaml
 
 from ops.documents import DocumentError, read_document
 from ops.target import add_target, database, output
-from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, convert_m3u
+from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, NotAPlaylist, convert_m3u
 from ott.channels.service import VersionError, publish, rollback, stored_configuration
 from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
 from ott.channels.validation import ConfigurationError, ValidConfiguration, validate_configuration
@@ -62,7 +62,11 @@ def from_m3u(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"{args.from_m3u}: {error}", file=sys.stderr)
         return 2
-    conversion = convert_m3u(text, title=args.title, protected_root=args.protected_root)
+    try:
+        conversion = convert_m3u(text, title=args.title, protected_root=args.protected_root)
+    except NotAPlaylist as error:
+        print(f"{args.from_m3u}: {error}", file=sys.stderr)
+        return 2
     document = as_yaml(json.loads(json.dumps(conversion.document)))  # enums as their names
     header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels-data.md).\n"
     if args.output:

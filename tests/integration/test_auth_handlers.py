@@ -11,6 +11,7 @@ from functions.auth_authorizer import app as authorizer
 from local.invoke import principal_of, sample_event
 from local.metering import counting_calls
 from ops.registry_load import load
+from ott.auth.policy import DEVICE_CODE_GRANT
 from ott.aws import client
 from tests.conftest import DEMO_REGISTRY
 from tests.integration.conftest import Context, invoke
@@ -57,7 +58,17 @@ def redirect_params(reply):
 
 
 @pytest.mark.parametrize(
-    "function", ["auth_token", "auth_device_code", "auth_authorize", "auth_metadata", "auth_revoke"]
+    "function",
+    [
+        "auth_token",
+        "auth_device_code",
+        "auth_device_authorization",
+        "auth_device_verification",
+        "auth_authorize",
+        "auth_metadata",
+        "auth_revoke",
+        "auth_introspect",
+    ],
 )
 def test_the_public_auth_functions_answer_their_sample_events(demo, function):
     reply = invoke(function)
@@ -350,9 +361,11 @@ def test_metadata_names_every_endpoint(demo):
     metadata = body(invoke("auth_metadata"))
     base = "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1"
     assert metadata["token_endpoint"] == f"{base}/auth/2/token"
-    assert metadata["device_authorization_endpoint"] == f"{base}/auth/2/device_code"
-    assert "vendor:device_code" in metadata["grant_types_supported"]
+    # Issue 19: the endpoint a stock RFC 8628 client finds there answers as RFC 8628 says.
+    assert metadata["device_authorization_endpoint"] == f"{base}/auth/2/device_authorization"
+    assert {"vendor:device_code", DEVICE_CODE_GRANT} <= set(metadata["grant_types_supported"])
     assert metadata["code_challenge_methods_supported"] == ["S256"]  # RFC 8414, RFC 7636 §6.2
+    assert metadata["introspection_endpoint"] == f"{base}/auth/2/introspect"
 
 
 def test_the_registry_takes_the_client_from_the_token(demo, tmp_path):
@@ -462,3 +475,120 @@ def test_device_codes_are_limited_per_address_with_429_and_retry_after(demo, mon
     limited = invoke("auth_device_code", source_ip="2001:db8:4:4::3")
     assert limited["statusCode"] == 429 and 0 < int(limited["headers"]["Retry-After"]) <= 3600
     assert invoke("auth_device_code", source_ip="2001:db8:4:5::1")["statusCode"] == 200
+
+
+def device_page(user_code=None, method="GET", form=None, cookie=None):
+    """The verification page as a browser asks for it (Russian, the sample's language)."""
+    return invoke(
+        "auth_device_verification",
+        method=method,
+        query={"user_code": user_code} if user_code else None,
+        body=urlencode(form) if form else None,
+        headers={"Cookie": cookie} if cookie else None,
+    )
+
+
+def decide_on_the_page(user_code, action, password="demo-password"):
+    """Open verification_uri_complete's page, then post its form back with its cookie and CSRF token."""
+    page = device_page(user_code)
+    assert page["statusCode"] == 200, page["body"]
+    cookie = page["headers"]["Set-Cookie"].split(";")[0]
+    csrf = page["body"].split('name="csrf" value="')[1].split('"')[0]
+    form = {"csrf": csrf, "user_code": user_code, "action": action, "login": "demo@example.com", "password": password}
+    return device_page(method="POST", form=form, cookie=cookie)
+
+
+def rfc8628_poll(device_code):
+    return token(grant_type=DEVICE_CODE_GRANT, device_code=device_code, **CLIENT)
+
+
+def test_rfc_8628_through_the_handlers_approved_on_the_verification_page(demo):
+    started = body(invoke("auth_device_authorization"))
+    assert set(started) == {
+        "device_code",
+        "user_code",
+        "verification_uri",
+        "verification_uri_complete",
+        "expires_in",
+        "interval",
+    }
+    page = device_page(started["user_code"])
+    assert "Demo TV app" in page["body"] and started["user_code"] in page["body"]  # who asks, under which code
+    assert "ваш аккаунт" in page["body"] and "ваши данные" in page["body"]  # the sample asks for these scopes
+    done = decide_on_the_page(started["user_code"], "approve")
+    assert done["statusCode"] == 200 and 'role="status"' in done["body"], done["body"]
+    issued = rfc8628_poll(started["device_code"])
+    assert issued["statusCode"] == 200, issued["body"]
+    tokens = body(issued)
+    assert tokens["scope"] == "account user_data" and issued["headers"]["Cache-Control"] == "no-store"
+    assert principal_of(tokens["access_token"])["scope"] == "account user_data"
+    assert body(rfc8628_poll(started["device_code"]))["error"] == "invalid_grant"  # tokens come once
+
+
+def test_rfc_8628_denied_on_the_verification_page_and_a_pending_poll_is_one_call(demo):
+    started = body(invoke("auth_device_authorization"))
+    with counting_calls(client("dynamodb")) as calls:
+        pending = rfc8628_poll(started["device_code"])
+    assert pending["statusCode"] == 400 and body(pending)["error"] == "authorization_pending"
+    assert sum(calls.values()) == 1, calls  # issue 19's bar for the device flow's polling
+    assert body(rfc8628_poll(started["device_code"]))["error"] == "slow_down"
+    done = decide_on_the_page(started["user_code"], "deny", password="")
+    assert done["statusCode"] == 200 and 'role="status"' in done["body"], done["body"]
+    assert body(rfc8628_poll(started["device_code"]))["error"] == "access_denied"
+
+
+def test_the_verification_page_runs_no_script_and_allows_only_its_own_style(demo):
+    page = device_page()
+    policy = page["headers"]["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "form-action 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy and "script-src" not in policy
+    assert "<script" not in page["body"]
+    assert page["headers"]["X-Frame-Options"] == "DENY" and page["headers"]["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize(
+    ("user_code", "status"), [("BBBB-BBBB", 400), ("not a code", 400)], ids=["unknown", "malformed"]
+)
+def test_a_code_no_device_waits_for_shows_the_page_again_with_an_alert(demo, user_code, status):
+    reply = device_page(user_code)
+    assert reply["statusCode"] == status and 'role="alert"' in reply["body"]
+    assert 'id="user_code"' in reply["body"]
+
+
+def test_a_verification_post_without_its_csrf_cookie_changes_nothing(demo):
+    started = body(invoke("auth_device_authorization"))
+    form = {"csrf": "x", "user_code": started["user_code"], "action": "deny"}
+    reply = device_page(method="POST", form=form)
+    assert reply["statusCode"] == 400 and 'role="alert"' in reply["body"]
+    assert body(rfc8628_poll(started["device_code"]))["error"] == "authorization_pending"
+
+
+STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
+
+
+def introspect(token_value, credentials=STREAM_COMPONENT):
+    return invoke("auth_introspect", body=urlencode({"token": token_value, **credentials}))
+
+
+def test_the_stream_component_introspects_a_viewer_s_token_in_one_call_until_it_is_revoked(demo):
+    issued = anonymous()
+    with counting_calls(client("dynamodb")) as calls:
+        reply = introspect(issued["access_token"])
+    assert sum(calls.values()) == 1, calls  # issue 19's bar
+    assert reply["statusCode"] == 200 and reply["headers"]["Cache-Control"] == "no-store"
+    answer = body(reply)
+    assert answer["active"] is True and answer["client_id"] == "demo-tv"
+    assert answer["sub"] == principal_of(issued["access_token"])["accountId"]
+    assert set(answer["scope"].split()) == {"account", "user_data", "phoneconfirm"} and answer["exp"] > 0
+    invoke("auth_revoke", body=urlencode({"token": issued["refresh_token"], **CLIENT}))
+    assert body(introspect(issued["access_token"])) == {"active": False}
+
+
+def test_only_a_resource_server_may_introspect(demo):
+    issued = anonymous()
+    refused = introspect(issued["access_token"], CLIENT)
+    assert refused["statusCode"] == 403 and body(refused)["error"] == "unauthorized_client"
+    wrong = introspect(issued["access_token"], {**STREAM_COMPONENT, "client_secret": "wrong"})
+    assert wrong["statusCode"] == 401 and body(wrong)["error"] == "invalid_client"
+    missing = invoke("auth_introspect", body=urlencode(STREAM_COMPONENT))
+    assert missing["statusCode"] == 400 and body(missing)["error"] == "invalid_request"

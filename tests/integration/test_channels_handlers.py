@@ -290,6 +290,14 @@ def test_every_m3u_sample_converts_into_a_file_that_loads(aws, tmp_path, capsys,
     assert {stream["type"] for channel in served["channels"] for stream in channel["streams"]} >= {"HLS"}
 
 
+def test_a_file_that_is_not_an_m3u_playlist_is_refused_and_nothing_is_written(tmp_path, capsys):
+    converted = tmp_path / "converted.yaml"
+    guide = SHARED_DATA / "xmltv" / "xmltv-project_test.xml"
+    assert main(["--from-m3u", str(guide), "--output", str(converted)]) == 2
+    assert "not an M3U playlist" in capsys.readouterr().err
+    assert not converted.exists()
+
+
 def test_export_writes_a_kept_version_as_a_file_that_loads_back_to_the_same_reply(aws, tmp_path, capsys):
     load(DEMO_CHANNELS)
     first = invoke("channels_list")["body"]

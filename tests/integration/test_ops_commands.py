@@ -29,6 +29,21 @@ def test_a_client_needs_a_redirect_uri_for_codes(aws, capsys):
     assert "redirect URI" in capsys.readouterr().err
 
 
+def test_a_resource_server_is_registered_without_grants_and_may_introspect(aws, capsys):
+    """Issue 19: the stream-authorization component only asks about tokens; a client without grants is refused
+    unless it is a resource server."""
+    with pytest.raises(SystemExit):
+        auth_clients.main(["stream-auth", "--name", "Streams", "--table", "AuthTable"])
+    assert "--resource-server" in capsys.readouterr().err
+    argv = ["stream-auth", "--name", "Streams", "--resource-server", "--table", "AuthTable"]
+    assert auth_clients.main(argv) == 0
+    secret = capsys.readouterr().out.split("client_secret: ")[1].split()[0]
+    stored = auth_store().get(Client, "stream-auth")
+    assert stored.resource_server and stored.grant_types == []
+    reply = invoke("auth_introspect", body=f"token=nothing&client_id=stream-auth&client_secret={secret}")
+    assert reply["statusCode"] == 200 and reply["body"] == '{"active":false}'
+
+
 def test_a_user_is_created_with_a_password_read_from_the_terminal(aws, monkeypatch, capsys):
     monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
     assert auth_users.main(["someone@example.com", "--cid", "42", "--table", "AuthTable"]) == 0

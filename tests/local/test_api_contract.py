@@ -38,7 +38,7 @@ def test_registry_auth_and_phoneconfirm_routes_honour_the_contract(case, bearer)
     case.call_and_validate(headers=bearer, excluded_checks=excluded)
 
 
-@API.include(path_regex="^/channels$").parametrize()
+@API.include(path_regex="^/channels(/playlist\\.m3u)?$").parametrize()
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_channel_configuration_honours_the_contract(case):
     # The demo key of the stream-authorization component (local/demo/api_keys.yaml); schemathesis also checks

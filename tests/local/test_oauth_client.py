@@ -1,56 +1,24 @@
 """A real OAuth client that nobody here wrote, requests-oauthlib, signs in through the login page in
 headless Chromium and then uses and refreshes its tokens, all against the local stack over HTTP."""
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
 from requests.auth import HTTPBasicAuth
 from requests_oauthlib import OAuth2Session
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-# Headless, no sandbox (root in a container), and nothing that reaches the network on its own.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from tests.local.chromium import start_chromium
+
 CLIENT_ID = "demo-tv"
 CLIENT_SECRET = "demo-tv-secret"
 CALLBACK = "http://127.0.0.1:8765/callback"  # registered for demo-tv; nothing listens there
 USERNAME = "demo@example.com"
 PASSWORD = "demo-password"
-
-
-def start_chromium(profile: Path, *flags: str) -> WebDriver:
-    """Debian's Chromium and its driver, named explicitly so that Selenium Manager never downloads anything."""
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).is_file()]
-    if missing:
-        if "CI" in os.environ:
-            pytest.fail(f"{' and '.join(missing)} missing: .ci/run should have installed chromium and chromium-driver")
-        pytest.skip("install Debian's chromium and chromium-driver (done by .ci/run)")
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in [*FLAGS, f"--user-data-dir={profile}", *flags]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    return driver
 
 
 @pytest.fixture(autouse=True)

@@ -67,7 +67,38 @@ FUNCTIONS = {
             "AuthKeysSecret": "secretsmanager:GetSecretValue",
         },
     ),
+    "AuthDeviceAuthorizationFunction": (
+        ["POST /auth/2/device_authorization"],
+        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
+        {
+            "AuthTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuthKeysSecret": "secretsmanager:GetSecretValue",
+        },
+    ),
+    "AuthDeviceVerificationFunction": (
+        ["GET /auth/2/device", "POST /auth/2/device"],
+        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
+        {
+            "AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuthKeysSecret": "secretsmanager:GetSecretValue",
+        },
+    ),
+    "AuthIntrospectFunction": (
+        ["POST /auth/2/introspect"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:BatchGetItem"},
+    ),
     "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
+    "AuthPlaylistLinkFunction": (
+        ["POST /auth/2/playlist_link"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"},
+    ),
+    "AuthPlaylistLinkDeleteFunction": (
+        ["DELETE /auth/2/playlist_link"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
+    ),
     "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
     "AuthRevokeFunction": (
         ["POST /auth/2/revoke"],
@@ -86,6 +117,11 @@ FUNCTIONS = {
         ["GET /channels"],
         {"CHANNELS_TABLE": "ChannelsTable", "CHANNELS_API_KEY_IDS": "StreamAuthorizationApiKey"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
+    ),
+    "ChannelsPlaylistFunction": (
+        ["GET /channels/playlist.m3u"],
+        {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
+        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthTable": "dynamodb:UpdateItem"},
     ),
     "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
     "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),

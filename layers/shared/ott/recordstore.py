@@ -12,7 +12,7 @@ from functools import cache
 from typing import ClassVar, Protocol, TypeVar
 
 from ott import storage
-from ott.storage import Database, DeleteItem, Item, PutItem, Table, attr, concurrent_changes
+from ott.storage import Database, DeleteItem, Item, PutItem, Table, Update, attr, concurrent_changes, if_not_exists
 
 
 @dataclass(slots=True)
@@ -82,6 +82,7 @@ class RecordStore(Counters, Protocol):
     def get(self, kind: type[R], key: str) -> R | None: ...
     def read(self, keys: Sequence[Key]) -> dict[Key, Record]: ...
     def commit(self, changes: Sequence[Put | Delete]) -> None: ...
+    def stamp(self, kind: type[R], key: str, field: str, value: int) -> tuple[R, int] | None: ...
 
 
 @cache
@@ -164,6 +165,25 @@ class DynamoRecordStore:
 
     def increment(self, counter: str, expires_at: int) -> int:
         return self._database.count_in_window(self._counters, {"pk": pk("COUNTER", counter)}, expires_at)
+
+    def stamp(self, kind: type[R], key: str, field: str, value: int) -> tuple[R, int] | None:
+        """Set a number field of a live record to `value` and read the record, in one UpdateItem; return it with
+        what the field held before (0 the first time); None when there is no live record. The field lives beside
+        `doc` and the version stays, so a concurrent change of the record (a conditional write of its version)
+        wins over a stamp, and a later write of the record starts the field again from what `doc` holds."""
+        table = self._tables[kind]
+        before = f"{field}_before"
+        update = Update().set(before, if_not_exists(attr(field), 0)).set(field, value)
+        try:
+            item = self._database.update(
+                table, {"pk": pk(kind, key)}, update, ~self._database.absent_or_expired(table), return_new=True
+            )
+        except storage.ConditionFailed:
+            return None
+        if item is None:
+            return None
+        previous = int(item.pop(before))
+        return self._from_item(item), previous  # type: ignore[return-value]
 
 
 def tables_for(kinds: Iterable[type[Record]], table: str) -> dict[type[Record], str]:

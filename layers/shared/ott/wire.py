@@ -14,8 +14,26 @@ FORMATS = ("json", "xml")
 
 UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
-UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+# 64-bit integers travel as JSON numbers (the specs' types); their schema says int64, the OpenAPI format by which
+# code generators give JavaScript clients a BigInt or a string instead of a double that rounds above 2^53.
+INT64 = {"format": "int64"}
+UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1, json_schema_extra=INT64)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, json_schema_extra=INT64)]
+# Account ids (uint64 in the spec): the platform draws new ones below 2^53, so that they are exact even as a
+# JavaScript number; ids imported from version 1 may be larger.
+MAX_SAFE_INTEGER = 2**53 - 1
+AccountId = Annotated[
+    int,
+    Field(
+        ge=0,
+        le=2**64 - 1,
+        json_schema_extra={
+            **INT64,
+            "description": f"issued below 2^53 (at most {MAX_SAFE_INTEGER}, exact as a JavaScript number); "
+            "accounts imported from version 1 may have larger ids",
+        },
+    ),
+]
 
 
 def problems_of(error: ValidationError, *prefix: object, nowhere: str = "document") -> list[str]:

@@ -29,6 +29,7 @@ def register_client(
     access_ttl: int = 3600,
     secret: str | None = None,
     requires_pkce: bool = False,
+    resource_server: bool = False,
 ) -> str:
     """Store a new client with its secret's hash; return the secret (generated unless given)."""
     grants, uris, granted = list(grant_types), list(redirect_uris), list(scopes)
@@ -54,6 +55,7 @@ def register_client(
         scopes=granted,
         access_ttl=access_ttl,
         requires_pkce=requires_pkce,
+        resource_server=resource_server,
     )
     store.commit([created(client)])
     return secret

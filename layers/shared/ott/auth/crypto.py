@@ -19,6 +19,15 @@ def new_pin(length: int) -> str:
     return f"{secrets.randbelow(10**length):0{length}d}"
 
 
+# RFC 8628 §6.1: 20 consonants (no vowels, so no words; no digits to confuse with letters), 8 of them: 34.5 bits.
+USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
+USER_CODE_LENGTH = 8
+
+
+def new_user_code() -> str:
+    return "".join(secrets.choice(USER_CODE_ALPHABET) for _ in range(USER_CODE_LENGTH))
+
+
 def token_hash(token: str) -> str:
     """Lookup key of a high-entropy secret (tokens, codes, client secrets)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()

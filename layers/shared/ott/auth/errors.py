@@ -38,6 +38,12 @@ class UnauthorizedClient(OAuthError):
     code = "unauthorized_client"
 
 
+class NotAResourceServer(UnauthorizedClient):
+    """A client that authenticated but may not introspect tokens (RFC 7662 §4): 403, it is who it says."""
+
+    status = 403
+
+
 class UnsupportedGrantType(OAuthError):
     code = "unsupported_grant_type"
 
@@ -55,8 +61,13 @@ class ExpiredToken(OAuthError):
 
 
 class AccessDenied(OAuthError):
+    """RFC 8628 §3.5: the person denied the device's request (HTTP 400, as every token endpoint error)."""
+
     code = "access_denied"
-    status = 403
+
+
+class InvalidScope(OAuthError):
+    code = "invalid_scope"
 
 
 class RequestLimited(TooManyRequests, InvalidRequest):

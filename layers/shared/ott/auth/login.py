@@ -117,6 +117,20 @@ def take_back_attempt(store: AuthStore, user: str, now: datetime) -> None:
     # Failing attempts keep winning the race: they are counted; the user is signed in anyway.
 
 
+def check_credentials(store: AuthStore, policy: AuthPolicy, username: str, password: str, now: datetime) -> Credentials:
+    """The login of these credentials, within the brute-force limits (LoginLocked), or WrongCredentials."""
+    user = username.casefold()
+    reserve_attempt(store, policy, user, now)
+    credentials = store.get(Credentials, user) if username else None
+    # An unknown user costs the same scrypt time as a wrong password.
+    stored = credentials.password_hash if credentials else dummy_password_hash(policy.password_hash_cost)
+    valid = verify_password(password, stored)
+    if credentials is None or not valid:
+        raise WrongCredentials("wrong login or password")
+    take_back_attempt(store, user, now)
+    return credentials
+
+
 def sign_in(
     store: AuthStore,
     policy: AuthPolicy,
@@ -129,15 +143,7 @@ def sign_in(
 ) -> str:
     """Check the credentials and issue a single-use authorization code, bound to the PKCE challenge
     when there is one; return the code."""
-    user = username.casefold()
-    reserve_attempt(store, policy, user, now)
-    credentials = store.get(Credentials, user) if username else None
-    # An unknown user costs the same scrypt time as a wrong password.
-    stored = credentials.password_hash if credentials else dummy_password_hash(policy.password_hash_cost)
-    valid = verify_password(password, stored)
-    if credentials is None or not valid:
-        raise WrongCredentials("wrong login or password")
-    take_back_attempt(store, user, now)
+    credentials = check_credentials(store, policy, username, password, now)
     code = new_token()
     store.commit(
         [

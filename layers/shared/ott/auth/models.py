@@ -4,6 +4,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ott.wire import AccountId, UInt64
+
 MAC_LIST = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}(,[0-9a-f]{2}(:[0-9a-f]{2}){5})*$"
 PKCE_VERIFIER = r"^[A-Za-z0-9._~-]{43,128}$"  # RFC 7636 §4.1
 ShortText = Annotated[str, Field(max_length=512)]
@@ -15,6 +17,8 @@ class TokenReply(BaseModel):
     token_type: str = "bearer"  # noqa: S105 - the scheme name, not a secret
     expires_in: int
     refresh_token: str
+    # RFC 6749 §5.1: sent by the grants that let a client ask for scopes (RFC 8628's device grant)
+    scope: str | None = None
 
 
 class DeviceCodeReply(BaseModel):
@@ -24,10 +28,21 @@ class DeviceCodeReply(BaseModel):
     interval: int  # seconds
 
 
+class DeviceAuthorizationReply(BaseModel):
+    """RFC 8628 §3.2."""
+
+    device_code: str
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
+    expires_in: int
+    interval: int  # seconds
+
+
 class AccountInfo(BaseModel):
     username: str | None = None
-    account_id: int | None = None
-    cid: int | None = None
+    account_id: AccountId | None = None
+    cid: UInt64 | None = None
     panel_ruid: str | None = None
 
 
@@ -64,11 +79,48 @@ class DeviceCodeForm(Form):
     mac: Annotated[str, Field(max_length=1024, pattern=MAC_LIST)] | None = None
 
 
+class DeviceAuthorizationForm(Form):
+    """RFC 8628 §3.1: client_id, unless the client authenticates with HTTP Basic; the scope it asks for."""
+
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+    scope: (
+        Annotated[str, Field(max_length=512, pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$")]
+        | None
+    ) = None
+
+
 class RevokeForm(Form):
     token: Secret
     token_type_hint: Annotated[str, Field(max_length=32)] | None = None
     client_id: ShortText | None = None
     client_secret: Secret | None = None
+
+
+class IntrospectForm(Form):
+    """RFC 7662 §2.1; the caller's credentials in HTTP Basic or the body."""
+
+    token: Secret
+    token_type_hint: Annotated[str, Field(max_length=32)] | None = None
+    client_id: ShortText | None = None
+    client_secret: Secret | None = None
+
+
+class Introspection(BaseModel):
+    """RFC 7662 §2.2: only `active` for anything but a live access token."""
+
+    active: bool
+    scope: str | None = None
+    client_id: str | None = None
+    exp: int | None = None  # seconds since the epoch; none for a v1 token without expiry
+    sub: str | None = None  # the account id, as a string (RFC 7519's StringOrURI)
+    token_type: str | None = None
+
+
+class PlaylistLinkReply(BaseModel):
+    """The account's new playlist link: the URL to give a player (Kodi, TiviMate, VLC); shown once."""
+
+    playlist_url: str
 
 
 class AccountData(BaseModel):
@@ -89,8 +141,10 @@ class ServerMetadata(BaseModel):
     token_endpoint: str
     device_authorization_endpoint: str
     revocation_endpoint: str
+    introspection_endpoint: str
     grant_types_supported: list[str]
     response_types_supported: list[str]
     token_endpoint_auth_methods_supported: list[str]
     revocation_endpoint_auth_methods_supported: list[str]
+    introspection_endpoint_auth_methods_supported: list[str]
     code_challenge_methods_supported: list[str]

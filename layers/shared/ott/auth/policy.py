@@ -7,7 +7,9 @@ from pydantic import Field, field_validator
 from ott.auth.crypto import SCRYPT_N
 from ott.config import EnvSettings
 
-GRANTS = ("authorization_code", "refresh_token", "vendor:anonymous", "vendor:device_code")
+# RFC 8628's device grant, beside the spec's PIN flow (vendor:device_code).
+DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+GRANTS = ("authorization_code", "refresh_token", "vendor:anonymous", "vendor:device_code", DEVICE_CODE_GRANT)
 # What a client may be given. Staff scopes (the launcher's moderators) are granted only by name, never by default.
 SCOPES = ("account", "user_data", "phoneconfirm", "launcher_moderation")
 DEFAULT_SCOPES = ("account", "user_data", "phoneconfirm")
@@ -25,6 +27,9 @@ class AuthPolicy(EnvSettings):
     pin_attempts_per_account_per_hour: int = Field(10, alias="PIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR")
     pin_attempts_per_ip_per_hour: int = Field(30, alias="PIN_ATTEMPTS_PER_IP_PER_HOUR")
     device_codes_per_ip_per_hour: int = Field(30, alias="DEVICE_CODES_PER_IP_PER_HOUR")
+    # RFC 8628 §5.1: user codes typed on the verification page, per client address and per code.
+    user_codes_per_ip_per_hour: int = Field(30, alias="USER_CODE_ATTEMPTS_PER_IP_PER_HOUR")
+    sign_ins_per_user_code: int = Field(5, alias="SIGN_INS_PER_USER_CODE")
     login_free_failures: int = 5
     login_max_delay: int = 900
     login_failures_per_hour: int = 100

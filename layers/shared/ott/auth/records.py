@@ -26,6 +26,7 @@ class Client(Record):
     scopes: list[str] = field(default_factory=list)
     access_ttl: int = 3600
     requires_pkce: bool = False  # RFC 7636: its authorization requests must carry an S256 code_challenge
+    resource_server: bool = False  # RFC 7662: it may introspect tokens (the stream-authorization component)
 
 
 @dataclass(slots=True)
@@ -43,6 +44,9 @@ class Account(Record):
     retired: bool = False
     families: list[str] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # mac and signature given at registration
+    # Its playlist link and the stream session in it (issue 19), by their hashes: one link per account.
+    playlist_link_hash: str | None = None
+    stream_session_hash: str | None = None
     expires_at: int | None = None  # anonymous accounts only; its tree has the same expiry
 
     def lifetime_due(self, now: datetime) -> bool:
@@ -134,18 +138,27 @@ class AuthorizationCode(Record):
 
 @dataclass(slots=True)
 class DeviceAuthorization(Record):
+    """A device waiting to be signed in: by the spec's PIN (`flow` "pin") or by RFC 8628's user code."""
+
     kind: ClassVar[str] = "DEVICE"
     key_field: ClassVar[str] = "device_hash"
     device_hash: str = ""
     client_id: str = ""
     pin_hash: str = ""
-    status: str = "pending"  # pending → authorized → used
+    status: str = "pending"  # pending → authorized (or, RFC 8628, denied) → used
     account_id: int | None = None
     anonymous: bool = False  # of the account that confirmed the PIN
-    scope: str = ""  # of the token that confirmed the PIN: the most the device's tokens may carry
+    # PIN: of the token that confirmed it. RFC 8628: the client's scopes the device asked for, then those the
+    # approving account may have. The most the device's tokens may carry.
+    scope: str = ""
     expires_at: int = 0
     interval: int = 5
     last_poll: int = 0
+    flow: str = "pin"  # or "rfc8628"
+    user_code_hash: str = ""  # RFC 8628
+    # RFC 8628: the client's secret hash when the code was issued, so that a poll authenticates the client
+    # with the one read it makes (the device code lives minutes).
+    client_secret_hash: str = ""
 
     @property
     def ttl(self) -> int | None:
@@ -161,6 +174,44 @@ class Pin(Record):
     pin_hash: str = ""
     device_hash: str = ""
     expires_at: int = 0
+
+
+@dataclass(slots=True)
+class UserCode(Record):
+    """RFC 8628: finds the waiting device from the user code a person typed on the verification page."""
+
+    kind: ClassVar[str] = "USERCODE"
+    key_field: ClassVar[str] = "code_hash"
+    code_hash: str = ""
+    device_hash: str = ""
+    expires_at: int = 0
+
+
+@dataclass(slots=True)
+class PlaylistLink(Record):
+    """A subscriber's playlist URL (issue 19), by the hash of the secret it carries: it opens only this account's
+    playlist, with the home and staff standing the account's token had when the link was made."""
+
+    kind: ClassVar[str] = "PLAYLIST"
+    key_field: ClassVar[str] = "link_hash"
+    link_hash: str = ""
+    account_id: int = 0
+    contractor_id: int | None = None
+    territory_id: int | None = None
+    staff: bool = False
+    expires_at: int | None = None  # an anonymous account's: the link ends with it
+
+
+@dataclass(slots=True)
+class StreamSession(Record):
+    """The stream session of a playlist link, by the hash of the id its stream URLs carry (`%(session_id)s`):
+    what the stream-authorization component introspects. It goes with its link."""
+
+    kind: ClassVar[str] = "STREAMSESSION"
+    key_field: ClassVar[str] = "session_hash"
+    session_hash: str = ""
+    account_id: int = 0
+    expires_at: int | None = None  # its link's
 
 
 @dataclass(slots=True)
@@ -193,5 +244,8 @@ AUTH_RECORDS = (
     AuthorizationCode,
     DeviceAuthorization,
     Pin,
+    UserCode,
+    PlaylistLink,
+    StreamSession,
     LoginAttempts,
 )

@@ -19,6 +19,7 @@ from ott.auth.records import (
 )
 from ott.clock import epoch_seconds
 from ott.recordstore import Delete, Put, changed, created
+from ott.wire import MAX_SAFE_INTEGER
 
 
 @dataclass
@@ -31,7 +32,8 @@ class Issued:
 
 
 def new_account_id() -> int:
-    return secrets.randbelow(2**63 - 1) + 1
+    """Below 2^53: exact in every JSON parser, JavaScript's doubles included (docs/decisions.md)."""
+    return secrets.randbelow(MAX_SAFE_INTEGER) + 1
 
 
 def granted_scope(client: Client, limit: str | None = None) -> str:

@@ -4,11 +4,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ott.accounts import ConfirmedPhone, anonymous_expiry
-from ott.auth import errors
+from ott.auth import errors, verification
 from ott.auth.crypto import s256_challenge, same, token_hash
 from ott.auth.merge import MAX_TREE_BYTES, merge_hint, merge_trees, tree_bytes
 from ott.auth.models import RevokeForm, TokenForm, TokenReply
-from ott.auth.policy import GRANTS, AuthPolicy
+from ott.auth.policy import DEVICE_CODE_GRANT, GRANTS, AuthPolicy
 from ott.auth.records import (
     ROTATED_TOKEN_RETENTION,
     AccessToken,
@@ -65,6 +65,8 @@ def _exchange(store: AuthStore, policy: AuthPolicy, request: TokenRequest) -> To
         raise errors.UnsupportedGrantType(f"grant_type {form.grant_type[:40]!r} is not supported")
     if form.anonymous_token and form.grant_type not in ("authorization_code", "vendor:device_code"):
         raise errors.InvalidRequest("anonymous_token goes with authorization_code or vendor:device_code only")
+    if form.grant_type == DEVICE_CODE_GRANT:  # RFC 8628: a poll is one call, the client checked from its record
+        return verification.poll(store, client_id, secret, required(form.device_code, "device_code"), request.now)
     # The client, the grant's records and the anonymous account's token come in one read.
     grant_keys: list[Key] = []
     if form.grant_type == "authorization_code":
@@ -249,8 +251,8 @@ def check_code_verifier(challenge: str | None, verifier: str | None) -> None:
 def redeem_device(
     store: AuthStore, client: Client, device: DeviceAuthorization | None, source: AccessToken | None, now: datetime
 ) -> TokenReply:
-    """RFC 8628 §3.4-3.5 polling; tokens are issued once per device code."""
-    if device is None or device.client_id != client.client_id or device.status == "used":
+    """The spec's PIN flow, polled as RFC 8628 §3.4-3.5 says; tokens are issued once per device code."""
+    if device is None or device.flow != "pin" or device.client_id != client.client_id or device.status == "used":
         raise errors.InvalidGrant("unknown or already used device_code")
     at = epoch_seconds(now)
     if device.expires_at <= at:

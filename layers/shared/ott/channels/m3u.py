@@ -5,10 +5,11 @@
     #EXTVLCOPT:http-user-agent=Mozilla/5.0 …
     https://…/index.m3u8
 
-Entries with one `tvg-id` (else one title) are one channel with a stream per URL.
+Entries with one `tvg-id` without its `@feed` part (else one title) are one channel with a stream per URL.
 """
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,9 +21,13 @@ from ott.channels.models import MAX_STREAMS, Alias, PageUrl, StreamSource, Strea
 from ott.text import FORBIDDEN_IN_XML, unsafe_text
 from ott.wire import problems_of
 
-ATTRIBUTE = re.compile(r'([A-Za-z0-9_-]+)="([^"]*)"')
+# key="value"; the look-behind starts a name only where no name character precedes, so a long run of them is
+# read once rather than from each of its characters (the scan stays linear in the line's length).
+ATTRIBUTE = re.compile(r'(?<![A-Za-z0-9_-])([A-Za-z0-9_-]++)="([^"]*+)"')
 # A stream's label in iptv-org titles, "(720p)", "[Geo-blocked]": it describes the stream, not the channel.
-LABEL = re.compile(r"\s*(\((?P<lines>[0-9]{3,4})[pi]\)|\[[^\[\]]*\])\s*$")
+LINES_LABEL = re.compile(r"\((?P<lines>[0-9]{3,4})[pi]\)")
+# What an #EXTINF entry gives the configuration; any other attribute is reported as left out.
+USED_ATTRIBUTES = frozenset({"tvg-id", "tvg-name", "tvg-logo", "group-title"})
 ALIAS = TypeAdapter(Alias)
 LOGO = TypeAdapter(PageUrl)
 DEFAULT_TITLE = "Imported from M3U"
@@ -54,18 +59,36 @@ class Draft:
     logo_url: str | None = None
     streams: list[dict[str, Any]] = field(default_factory=list)
     urls: set[str] = field(default_factory=set)
+    feeds: set[str] = field(default_factory=set)  # iptv-org's `@SD`, `@HD` of the tvg-ids that met here
+
+
+class NotAPlaylist(ValueError):
+    """The text is not an M3U playlist (it does not begin with #EXTM3U)."""
 
 
 def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEFAULT_PROTECTED_ROOT) -> Conversion:
+    """NotAPlaylist for a text that is not an extended M3U playlist (an XMLTV guide, a web page)."""
+    text = text.removeprefix("\ufeff")
+    header = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if not header.startswith("#EXTM3U"):
+        raise NotAPlaylist("not an M3U playlist: it does not begin with #EXTM3U")
     notes: list[str] = []
-    entries = list(read_entries(text.removeprefix("\ufeff"), notes))
+    entries = list(read_entries(text, notes))
     drafts: dict[str, Draft] = {}
+    feeds: dict[str, tuple[str, int]] = {}  # by channel key: the first feed met and its line
     categories: dict[str, list[int]] = {}
     for entry, url in entries:
-        key = entry.attributes.get("tvg-id", "").strip() or "title:" + entry.title
+        tvg_id, _, feed = entry.attributes.get("tvg-id", "").strip().partition("@")
+        key = tvg_id or "title:" + entry.title
         draft = drafts.get(key)
         if draft is None:
-            draft = drafts[key] = new_draft(entry, len(drafts) + 1, notes)
+            draft = drafts[key] = new_draft(entry, tvg_id, len(drafts) + 1, notes)
+            feeds[key] = (feed, entry.line)
+        elif feed != feeds[key][0] and feed not in draft.feeds:
+            first, line = feeds[key]
+            joined = f"feed {feed or '(none)'} of {tvg_id} joins feed {first or '(none)'} of line {line}"
+            notes.append(f"line {entry.line}: {joined}: one channel, a stream each")
+        draft.feeds.add(feed)
         add_stream(draft, entry, url, protected_root, notes)
         for group in entry.groups:
             members = categories.setdefault(group, [])
@@ -82,8 +105,30 @@ def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEF
         f"{len(channels)} channels, numbered from 1 in playlist order: give them the accounting server's ids",
         f"{hls} HLS streams serve their segments under {protected_root}/<alias>/<stream id>/: "
         "check protected_path against the component's configuration",
+        *left_out_attributes(header, [entry for entry, _ in entries]),
     ]
     return Conversion(document=document, notes=notes)
+
+
+def left_out_attributes(header: str, entries: list["Entry"]) -> list[str]:
+    """What the playlist says that the configuration has no field for, by attribute: how often, where first, and
+    the values when there are few (an EPG address in url-tvg or tvg-url is worth importing into the guide)."""
+    found: dict[str, tuple[int, Counter[str]]] = {}
+    for name, value in ATTRIBUTE.findall(header):
+        found.setdefault(f"#EXTM3U {name}", (1, Counter()))[1][value] += 1
+    for entry in entries:
+        for name, value in entry.attributes.items():
+            if name not in USED_ATTRIBUTES and value.strip():  # an empty value drops nothing
+                found.setdefault(name, (entry.line, Counter()))[1][value] += 1
+    notes = []
+    for name, (line, values) in found.items():
+        shown = f": {', '.join(repr(value) for value in values)}" if len(values) <= 3 else ""
+        count = sum(values.values())
+        notes.append(
+            f"{name} (on {count} {'entry' if count == 1 else 'entries'}, first on line {line}) "
+            f"has no place in the configuration, left out{shown}"
+        )
+    return notes
 
 
 def read_entries(text: str, notes: list[str]):
@@ -139,18 +184,23 @@ def split_groups(text: str) -> list[str]:
 
 def one_line(text: str) -> str:
     """Text as a title takes it: one line, only characters every reply can carry, at most 256 of them."""
-    return FORBIDDEN_IN_XML.sub("", text).replace("\t", " ").strip()[:256]
+    return clean(text)[:256]
 
 
-def new_draft(entry: Entry, channel_id: int, notes: list[str]) -> Draft:
-    tvg_id = entry.attributes.get("tvg-id", "").strip()
+def clean(text: str) -> str:
+    return FORBIDDEN_IN_XML.sub("", text).replace("\t", " ").strip()
+
+
+def new_draft(entry: Entry, tvg_id: str, channel_id: int, notes: list[str]) -> Draft:
+    """`tvg_id` without its `@feed` part: the guide's channel id (docs/channels-data.md)."""
     if fits(ALIAS, tvg_id):
         alias = tvg_id
     else:
         alias = f"channel-{channel_id}"
         why = f"tvg-id {tvg_id!r} is not an alias" if tvg_id else "no tvg-id"
         notes.append(f"line {entry.line}: {why}: alias {alias}; use the programme guide's alias")
-    draft = Draft(id=channel_id, alias=alias, title=channel_title(entry.title) or alias)
+    name = one_line(entry.attributes.get("tvg-name", ""))
+    draft = Draft(id=channel_id, alias=alias, title=name or channel_title(entry.title) or alias)
     logo = entry.attributes.get("tvg-logo", "").strip()
     if fits(LOGO, logo):
         draft.logo_url = logo
@@ -167,12 +217,34 @@ def fits(kind: TypeAdapter, value: object) -> bool:
     return not unsafe_text(value)
 
 
+def trailing_labels(title: str) -> tuple[int, list[str]]:
+    """Where the stream labels at the end of a title begin, and the labels, last first; one pass from the end
+    (a label is "(720p)" or "[…]" without brackets inside), so a line of thousands of labels costs its length."""
+    end = len(title.rstrip())
+    labels = []
+    while end:
+        if title[end - 1] == "]":
+            start = title.rfind("[", 0, end - 1)
+            if start < 0 or "]" in title[start + 1 : end - 1]:
+                break
+        elif title[end - 1] == ")":
+            start = title.rfind("(", 0, end - 1)
+            if start < 0 or not LINES_LABEL.fullmatch(title, start, end):
+                break
+        else:
+            break
+        labels.append(title[start:end])
+        end = start
+        while end and title[end - 1].isspace():
+            end -= 1
+    return end, labels
+
+
 def channel_title(title: str) -> str:
     """The entry's title without stream labels, as one line of text every reply can carry."""
-    title = one_line(title)
-    while (stripped := LABEL.sub("", title)) != title and stripped:
-        title = stripped
-    return title
+    title = clean(title)
+    end, _ = trailing_labels(title)
+    return one_line(title[:end] or title)
 
 
 def add_stream(draft: Draft, entry: Entry, url: str, protected_root: str, notes: list[str]) -> None:
@@ -219,10 +291,9 @@ def stream_type(url: str) -> StreamSourceType:
 
 
 def stream_quality(title: str) -> str | None:
-    """The picture-quality hint from a "(1080p)" label: HQ from 720 lines, MQ from 480, else LQ."""
-    found = LABEL.search(title)
-    while found and not found.group("lines"):
-        found = LABEL.search(title[: found.start()])
+    """The picture-quality hint from the last "(1080p)" label: HQ from 720 lines, MQ from 480, else LQ."""
+    _, labels = trailing_labels(clean(title))
+    found = next((match for label in labels if (match := LINES_LABEL.fullmatch(label))), None)
     if not found:
         return None
     lines = int(found.group("lines"))

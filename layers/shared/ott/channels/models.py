@@ -181,6 +181,9 @@ class StreamSource(SpecModel):
 
 
 class Channel(SpecModel):
+    # The programme guide has a Channel too: the OpenAPI document names schemas by title (local/openapi.py).
+    model_config = ConfigDict(title="ConfiguredChannel")
+
     id: Number
     alias: Alias
     title: Title
@@ -192,6 +195,8 @@ class Channel(SpecModel):
 
 
 class Category(SpecModel):
+    model_config = ConfigDict(title="ConfiguredCategory")
+
     title: Title
     channels: Annotated[list[Number], Field(max_length=10_000)]
 
@@ -208,3 +213,11 @@ class ChannelList(SpecModel):
     channels: Annotated[list[Channel], Field(min_length=1, max_length=10_000)]
     categories: Annotated[list[Category], Field(max_length=1_000)] | None = None
     settings: Annotated[list[Settings], Field(max_length=16)] | None = None
+
+
+class PlaylistParams(BaseModel):
+    """`GET /channels/playlist.m3u`: the secret of the subscriber's playlist link (a token_urlsafe value)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    link: Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
