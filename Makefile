@@ -79,6 +79,11 @@ pytest: $(INSTALLED)
 bench: $(INSTALLED) validate
 	$(BIN)/python -m bench
 
+## capacity: the capacity model: what each request costs (measured on the demo data in moto), the traffic model for
+## 1 M and 10 M devices, the peak's units, hottest keys, concurrency and monthly bill; rewrites docs/capacity.md
+capacity: $(INSTALLED)
+	$(BIN)/python -m bench.capacity
+
 ## validate: `sam validate --lint` and `sam build` (no container)
 validate: $(SAM)
 	$(SAM) validate --lint --region us-east-1

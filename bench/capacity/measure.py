@@ -17,6 +17,7 @@ import logging
 import os
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,6 +26,8 @@ from urllib.parse import urlencode
 
 from bench.units import Touch, metering
 from local.template import REGION, Template
+from ott.http.caching import edge_cacheable
+from ott.storage.cache import hot_items
 
 AUDIENCES = ("A", "B")
 SAMPLES = 8  # devices per audience and request kind
@@ -45,6 +48,21 @@ class Sample:
     log_bytes: int
     status: int
     headers: dict[str, str]
+    # (table, partition, item) of the hot items it read (ott.storage.cache) that other samples read too: those
+    # a container's cache answers again (a key one device reads, like its own address's prefix, it does not).
+    hot: frozenset[tuple[str, str, str]]
+
+    def is_hot(self, touch: Touch) -> bool:
+        return (touch.table, touch.partition, touch.item) in self.hot
+
+    def read_units(self, hot_share: float = 1.0) -> float:
+        """Its read units, those of hot items counted for `hot_share` of the requests (the others find them
+        in their container's cache)."""
+        return sum(touch.read_units * (hot_share if self.is_hot(touch) else 1.0) for touch in self.touches)
+
+    @property
+    def write_units(self) -> float:
+        return sum(touch.write_units for touch in self.touches)
 
 
 @dataclass
@@ -62,16 +80,18 @@ class KindMeasurement:
     def median(self, value: Callable[[Sample], float]) -> float:
         return statistics.median(value(sample) for sample in self.samples)
 
+    def read_units(self, hot_share: float = 1.0) -> float:
+        return statistics.median(sample.read_units(hot_share) for sample in self.samples)
+
+    @property
+    def write_units(self) -> float:
+        return statistics.median(sample.write_units for sample in self.samples)
+
     @property
     def cacheable(self) -> bool:
         """A shared cache may keep its replies: public, not no-store/no-cache, and the same for all samples."""
         controls = {sample.headers.get("Cache-Control", "") for sample in self.samples}
         return all(edge_cacheable(control) for control in controls)
-
-
-def edge_cacheable(cache_control: str) -> bool:
-    directives = {part.strip().split("=")[0].lower() for part in cache_control.split(",") if part.strip()}
-    return "public" in directives and not directives & {"private", "no-store", "no-cache"}
 
 
 class World:
@@ -89,7 +109,7 @@ class World:
         with silenced():
             seed_demo(template, client("dynamodb"))
             self.snapshot_hash = self.call("launcher_posters", address=address("A", 0))["headers"]["X-Snapshot-Hash"]
-        self.devices: Iterator[dict[str, str]] = self._new_devices()
+        self.devices: Iterator[dict[str, Any]] = self._new_devices()
         self.events = 0
 
     def handler(self, folder: str) -> Callable[..., dict]:
@@ -123,7 +143,7 @@ class World:
     def sample_query(self, folder: str) -> dict[str, str]:
         return dict(self._sample_event(folder).get("queryStringParameters") or {})
 
-    def _new_devices(self) -> Iterator[dict[str, str]]:
+    def _new_devices(self) -> Iterator[dict[str, Any]]:
         """Anonymous accounts of the demo TV client, one address each (the per-address limit is an hour's)."""
         number = 0
         while True:
@@ -243,6 +263,7 @@ def measure_kind(world: World, kind: str, probe: Any) -> KindMeasurement:
             with silenced():
                 _, request = requests_of(world, kind, audience, index)
             logs = io.StringIO()
+            hot_items.forget()  # what a request costs when its container reads the hot items again
             with metering(client("dynamodb"), probe) as metered, silenced(logs):
                 started = time.thread_time()
                 reply = request()
@@ -259,9 +280,21 @@ def measure_kind(world: World, kind: str, probe: Any) -> KindMeasurement:
                     log_bytes=len(logs.getvalue().encode()) + PLATFORM_LOG_BYTES,
                     status=reply.get("statusCode", 200),
                     headers={str(name): str(value) for name, value in (reply.get("headers") or {}).items()},
+                    hot=frozenset(
+                        (table.name, str(key[table.partition_key]), str(key.get(table.sort_key or "", "")))
+                        for table, key in hot_items.held()
+                    ),
                 )
             )
+    shared_hot(measured.samples)
     return measured
+
+
+def shared_hot(samples: list[Sample]) -> None:
+    """Keep, of each sample's hot items, those another sample read too."""
+    counts = Counter(key for sample in samples for key in sample.hot)
+    for sample in samples:
+        sample.hot = frozenset(key for key in sample.hot if counts[key] > 1)
 
 
 def where(template: Template, folder: str) -> tuple[str, tuple[str, str] | None, str | None]:
@@ -283,13 +316,14 @@ def silenced(sink: io.StringIO | None = None) -> Iterator[io.StringIO]:
 
     sink = sink if sink is not None else io.StringIO()
     handler = logger.registered_handler
-    previous = handler.setStream(sink) if isinstance(handler, logging.StreamHandler) else None
+    stream = handler if isinstance(handler, logging.StreamHandler) else None
+    previous = stream.setStream(sink) if stream is not None else None
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
             yield sink
     finally:
-        if previous is not None:
-            handler.setStream(previous)
+        if stream is not None and previous is not None:
+            stream.setStream(previous)
 
 
 def measure(kinds: list[str]) -> dict[str, KindMeasurement]:

@@ -12,6 +12,7 @@ from typing import Any
 from bench.capacity import prices, traffic
 from bench.capacity.measure import KindMeasurement, Sample
 from local.template import Template
+from ott.storage.cache import hot_item_seconds
 
 # DynamoDB's throughput per partition (an item never spans partitions: it is the most one item takes).
 PARTITION_READ_UNITS = 3000
@@ -124,14 +125,30 @@ def invocations(
     return found
 
 
+def hot_share(requests: float, concurrency: float) -> float:
+    """The share of `requests` a second that read a hot item from DynamoDB (`ott.storage.cache`): each warm
+    container of the function (about its concurrency) reads it once every HOT_ITEM_SECONDS."""
+    bound = hot_item_seconds()
+    if requests <= 0 or bound <= 0:
+        return 1.0
+    return min(1.0, max(1.0, math.ceil(concurrency)) / bound / requests)
+
+
 def key_heat(
-    calls: Iterable[tuple[KindRates, KindMeasurement, float, float]], devices: int, by_item: bool
+    calls: Iterable[tuple[KindRates, KindMeasurement, float, float]],
+    devices: int,
+    by_item: bool,
+    functions: Mapping[str, Mapping[str, float]],
 ) -> dict[tuple[str, str], Heat]:
     """Units a second at the peak on every partition (or item) any request touches. A key every sample of a
     kind touched takes that kind's whole rate; one only the samples of one audience touched, the largest
-    audience's share of it; one a single sample touched, one device's (or event's) share."""
+    audience's share of it; one a single sample touched, one device's (or event's) share. A hot item
+    (`ott.storage.cache`) is read at most once every HOT_ITEM_SECONDS by each container of the function."""
     heat: dict[tuple[str, str], Heat] = defaultdict(Heat)
+    bound = hot_item_seconds()
     for rate, measured, peak, _ in calls:
+        containers = max(1.0, math.ceil(functions[rate.function]["concurrency"]))
+        refreshes = containers / bound if bound else math.inf
         per_sample = [units_by_key(sample, by_item) for sample in measured.samples]
         audiences = {audience: [s for s in measured.samples if s.audience == audience] for audience in ("A", "B")}
         keys = {key for sample in per_sample for key in sample}
@@ -148,21 +165,25 @@ def key_heat(
                 audience = next(name for name, count in by_audience.items() if count)
                 share = traffic.LARGEST_AUDIENCE * by_audience[audience] / len(audiences[audience])
                 source = "audience"
-            reads = sum(units[0] for _, units in touched) / len(touched)
-            writes = sum(units[1] for _, units in touched) / len(touched)
+            cold, hot, writes = (sum(units[part] for _, units in touched) / len(touched) for part in range(3))
             entry = heat[key]
-            entry.read_units += peak * share * reads
+            entry.read_units += peak * share * cold + min(peak * share, refreshes) * hot
             entry.write_units += peak * share * writes
-            entry.sources.add(f"{rate.kind} ({source})")
+            entry.sources.add(f"{rate.kind} ({source}{', cached' if hot else ''})")
     return heat
 
 
-def units_by_key(sample: Sample, by_item: bool) -> dict[tuple[str, str], tuple[float, float]]:
-    found: dict[tuple[str, str], tuple[float, float]] = {}
+def units_by_key(sample: Sample, by_item: bool) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Per key: read units of items read from DynamoDB every time, of hot items, and write units."""
+    found: dict[tuple[str, str], tuple[float, float, float]] = {}
     for touch in sample.touches:
         key = (touch.table, f"{touch.partition} / {touch.item}" if by_item else touch.partition)
-        reads, writes = found.get(key, (0.0, 0.0))
-        found[key] = (reads + touch.read_units, writes + touch.write_units)
+        cold, hot, writes = found.get(key, (0.0, 0.0, 0.0))
+        if sample.is_hot(touch):
+            hot += touch.read_units
+        else:
+            cold += touch.read_units
+        found[key] = (cold, hot, writes + touch.write_units)
     return found
 
 
@@ -188,6 +209,7 @@ def function_table(
         entry["peak"] += peak
         entry["mean"] += mean
         entry["concurrency"] += peak * duration / 1000
+        entry["mean_concurrency"] += mean * duration / 1000
         entry["gb_seconds_mean"] += mean * duration / 1000 * memory / 1024
         entry["memory"] = memory
         entry["reserved"] = reserved_of(template, rate.function)
@@ -227,8 +249,8 @@ def monthly_costs(
     gb_seconds = sum(entry["gb_seconds_mean"] for entry in functions.values()) * seconds
     api_requests = sum(rate.mean * rate.origin_share for rate in rates if rate.kind in routed(calls)) * seconds
     edge_requests = sum(rate.mean for rate in rates if rate.kind in routed(calls)) * seconds
-    reads = sum(mean * m.median(lambda s: sum(t.read_units for t in s.touches)) for _, m, _, mean in calls) * seconds
-    writes = sum(mean * m.median(lambda s: sum(t.write_units for t in s.touches)) for _, m, _, mean in calls) * seconds
+    reads = sum(mean * m.read_units(mean_hot_share(rate, functions)) for rate, m, _, mean in calls) * seconds
+    writes = sum(mean * m.write_units for _, m, _, mean in calls) * seconds
     replied_gb = (
         sum(rate.mean * m.median(lambda s: s.compressed_bytes) for rate, m, _, _ in calls if rate.kind in routed(calls))
         * seconds
@@ -256,6 +278,16 @@ def monthly_costs(
     return costs
 
 
+def mean_hot_share(rate: KindRates, functions: Mapping[str, Mapping[str, float]]) -> float:
+    function = functions[rate.function]
+    return hot_share(function["mean"], function["mean_concurrency"])
+
+
+def peak_hot_share(rate: KindRates, functions: Mapping[str, Mapping[str, float]]) -> float:
+    function = functions[rate.function]
+    return hot_share(function["peak"], function["concurrency"])
+
+
 def routed(calls: Iterable[tuple[KindRates, KindMeasurement, float, float]]) -> set[str]:
     """The kinds that are API requests (not queue messages nor authorizer runs)."""
     return {rate.kind for rate, measured, _, _ in calls if measured.route is not None}
@@ -264,8 +296,9 @@ def routed(calls: Iterable[tuple[KindRates, KindMeasurement, float, float]]) -> 
 def run(devices: int, measured: Mapping[str, KindMeasurement], template: Template, edge: bool) -> Result:
     rates = kind_rates(devices, measured, edge)
     calls = invocations(rates, measured, template)
-    partitions = key_heat(calls, devices, by_item=False)
-    items = key_heat(calls, devices, by_item=True)
+    functions = function_table(calls, template)
+    partitions = key_heat(calls, devices, False, functions)
+    items = key_heat(calls, devices, True, functions)
     hot = [(table, key, heat) for (table, key), heat in {**partitions, **items}.items() if heat.load > HOT]
     services: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for rate, m, peak, _ in calls:
@@ -275,14 +308,14 @@ def run(devices: int, measured: Mapping[str, KindMeasurement], template: Templat
             entry["api"] += peak
         elif not rate.kind.startswith("authorizer"):
             entry["messages"] += peak
-        entry["read_units"] += peak * m.median(lambda s: sum(t.read_units for t in s.touches))
-        entry["write_units"] += peak * m.median(lambda s: sum(t.write_units for t in s.touches))
+        entry["read_units"] += peak * m.read_units(peak_hot_share(rate, functions))
+        entry["write_units"] += peak * m.write_units
     return Result(
         devices=devices,
         edge=edge,
         kinds=rates,
         measured=measured,
-        functions=function_table(calls, template),
+        functions=functions,
         partitions=hottest(partitions),
         items=hottest(items),
         hot_keys=sorted(hot, key=lambda entry: -entry[2].load),
