@@ -174,11 +174,22 @@ def hot_keys(result: Result) -> str:
             number(heat.read_units),
             number(heat.write_units),
             f"{heat.load:.0%}",
+            binding(result, table_name, key),
             ", ".join(sorted(heat.sources)),
         ]
         for table_name, key, heat in result.hot_keys
     ]
-    return table(["table", "key", "read /s", "write /s", "of limit", "requests"], rows)
+    return table(["table", "key", "read /s", "write /s", "of limit", "binds", "requests"], rows)
+
+
+def binding(result: Result, table_name: str, key: str) -> str:
+    """An item's limit binds; a partition whose items are each under HOT is split by sort key by DynamoDB."""
+    if " / " in key:
+        return "**yes** (one item)"
+    item_load = result.items[table_name][1].load
+    if item_load > HOT:
+        return "**yes** (its hottest item)"
+    return f"no: split by sort key (hottest item {item_load:.0%})"
 
 
 def prices_table() -> str:

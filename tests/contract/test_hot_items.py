@@ -6,8 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from ott.auth.records import Client
+from ott.auth.store import auth_records
 from ott.config import reset_settings
 from ott.launcher.records import Current
+from ott.recordstore import changed, created
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore, publish_spacing
 from ott.storage.cache import hot_items
@@ -85,3 +88,23 @@ def test_a_load_waits_after_a_publish_until_no_cached_pointer_names_the_generati
     registry_store(database).replace_catalog(compile_catalog(parse_catalog(renamed("Третье имя"))))
     clock.advance(BOUND)
     assert contractor_name(database) == "Третье имя"
+
+
+def test_a_hot_record_is_read_with_the_others_then_kept_for_the_bound(database, clock):
+    """Every token grant reads its OAuth client: the functions' auth store keeps it (ott.auth.store.auth_store)."""
+    writer = auth_records(database, name("AuthTable"))
+    writer.commit([created(Client(client_id="demo-tv", name="TV"))])
+    reader = auth_records(database, name("AuthTable"), hot=(Client,))
+    database.calls.clear()
+    assert reader.read([(Client, "demo-tv"), (Client, "gone")])[(Client, "demo-tv")].name == "TV"
+    assert database.calls == {"BatchGetItem": 1}  # one call, as without the cache
+    renamed = writer.get(Client, "demo-tv")
+    renamed.name = "Renamed"
+    writer.commit([changed(renamed)])
+    database.calls.clear()
+    clock.advance(BOUND - 1)
+    found = reader.read([(Client, "demo-tv"), (Client, "gone")])
+    assert found[(Client, "demo-tv")].name == "TV" and (Client, "gone") not in found
+    assert database.calls == {}  # both kept, the absent one as absent
+    clock.advance(1)
+    assert reader.read([(Client, "demo-tv")])[(Client, "demo-tv")].name == "Renamed"

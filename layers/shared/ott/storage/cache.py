@@ -42,7 +42,8 @@ class Cached(NamedTuple):  # not a dataclass: cold start (ott.storage.database)
 
 
 class ItemCache:
-    """Items by table and key, read strongly consistent, reused while younger than `hot_item_seconds()`."""
+    """Items by table and key, reused while younger than `hot_item_seconds()`: read strongly consistent by
+    `read`, or as a caller read them itself (`fresh`, then `keep`)."""
 
     def __init__(self) -> None:
         self._scope: object = None
@@ -54,25 +55,38 @@ class ItemCache:
         """The item at each of `wanted` (None: absent), those not cached or too old read in one call: a GetItem
         for one unless `batch`, else a BatchGetItem (across tables). `tag`: what else the entries hold for (the
         registry's generation: an item read for one is not used for another)."""
+        now = database.clock()
+        found = [self.fresh(database, table, key, tag) for table, key in wanted]
+        stale = [index for index, entry in enumerate(found) if entry is None]
+        if not stale:
+            return [entry.item for entry in found if entry is not None]
+        fetched = dict(zip(stale, fetch(database, [wanted[index] for index in stale], batch), strict=True))
+        for index, item in fetched.items():
+            self.keep(database, *wanted[index], item, now, tag)
+        return [fetched[index] if entry is None else entry.item for index, entry in enumerate(found)]
+
+    def fresh(self, database: Database, table: Table, key: Key, tag: Hashable = None) -> Cached | None:
+        """The entry for the item at `key`, if it is younger than the bound."""
         if database.scope is not self._scope:
             self._scope, self._entries = database.scope, {}
-        now, bound = database.clock(), hot_item_seconds()
-        names = [(tag, table.name, tuple(sorted(key.items()))) for table, key in wanted]
-        stale = [
-            index
-            for index, name in enumerate(names)
-            if name not in self._entries or now - self._entries[name].read_at >= bound
-        ]
-        if not stale:
-            return [self._entries[name].item for name in names]
-        fetched = fetch(database, [wanted[index] for index in stale], batch)
-        if bound:
-            if len(self._entries) + len(stale) > MAX_ENTRIES:
-                self._entries = {name: entry for name, entry in self._entries.items() if now - entry.read_at < bound}
-            for index, item in zip(stale, fetched, strict=True):
-                self._entries[names[index]] = Cached(*wanted[index], item, now)
-        found = dict(zip(stale, fetched, strict=True))
-        return [found[index] if index in found else self._entries[name].item for index, name in enumerate(names)]
+        entry = self._entries.get((tag, table.name, tuple(sorted(key.items()))))
+        if entry is None or database.clock() - entry.read_at >= hot_item_seconds():
+            return None
+        return entry
+
+    def keep(
+        self, database: Database, table: Table, key: Key, item: Item | None, read_at: float, tag: Hashable = None
+    ) -> None:
+        """Remember `item` (None: absent), read from `database` by a call that started at `read_at`."""
+        bound = hot_item_seconds()
+        if not bound:
+            return
+        if database.scope is not self._scope:
+            self._scope, self._entries = database.scope, {}
+        if len(self._entries) >= MAX_ENTRIES:
+            now = database.clock()
+            self._entries = {name: entry for name, entry in self._entries.items() if now - entry.read_at < bound}
+        self._entries[(tag, table.name, tuple(sorted(key.items())))] = Cached(table, key, item, read_at)
 
     def held(self) -> list[tuple[Table, Key]]:
         """The items it holds (the capacity model's hot items: bench.capacity)."""
