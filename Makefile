@@ -20,7 +20,7 @@ PORT ?= 3000
 LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-fast static lint typecheck checkov pytest bench validate deploy clean
+.PHONY: run test test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
