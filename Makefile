@@ -11,12 +11,16 @@ SAM_VERSION := 1.170.0
 CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
+# locust (the load test) pins its own gevent, Flask and requests: a virtualenv of its own too.
+LOAD_VENV := .venv-load
+LOCUST := $(LOAD_VENV)/bin/locust
+LOCUST_VERSION := 2.47.0
 EXPANDED_TEMPLATE := .aws-sam/expanded/template.json
 PORT ?= 3000
 LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-fast static lint typecheck checkov pytest bench validate deploy clean
+.PHONY: run test test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +36,10 @@ $(SAM):
 $(CHECKOV):
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet checkov==$(CHECKOV_VERSION)
+
+$(LOCUST):
+	test -x $(LOAD_VENV)/bin/python || $(PYTHON) -m venv $(LOAD_VENV)
+	$(LOAD_VENV)/bin/pip install --quiet locust==$(LOCUST_VERSION)
 
 ## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it); LOG_LEVEL=DEBUG adds the
 ## functions' debug logs and metrics to its line per request
@@ -79,6 +87,17 @@ pytest: $(INSTALLED)
 bench: $(INSTALLED) validate
 	$(BIN)/python -m bench
 
+## capacity: the capacity model: what each request costs (measured on the demo data in moto), the traffic model for
+## 1 M and 10 M devices, the peak's units, hottest keys, concurrency and monthly bill; rewrites docs/capacity.md
+capacity: $(INSTALLED)
+	$(BIN)/python -m bench.capacity
+
+## load: a bounded load test of a local stack on loopback (LOAD_USERS=40 clients for LOAD_SECONDS=60, the traffic
+## model's mix), latency percentiles per route, then checks that no click, encoder take or token family was lost
+## or applied twice
+load: $(INSTALLED) $(LOCUST)
+	$(BIN)/python -m bench.load
+
 ## validate: `sam validate --lint` and `sam build` (no container)
 validate: $(SAM)
 	$(SAM) validate --lint --region us-east-1
@@ -89,4 +108,4 @@ deploy: validate
 	$(SAM) deploy --guided
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .aws-sam .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(LOAD_VENV) .aws-sam .pytest_cache .ruff_cache .hypothesis

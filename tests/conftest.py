@@ -28,6 +28,9 @@ os.environ.update(TEMPLATE.environment())
 # Passwords hashed at a low scrypt cost (the local stacks the tests start inherit it): a sign-in verified at
 # production's took a seventh of a second; tests/unit/test_auth_login.py proves production's.
 os.environ["PASSWORD_HASH_COST"] = "16"
+# Hot items read at every request (tests change a block or the registry and read it at once); the cache's own
+# tests set a bound (tests/unit/test_hot_items.py).
+os.environ["HOT_ITEM_SECONDS"] = "0"
 
 # The emulated accounts' DynamoDB answers as moto's does, faster (local/moto_speedups.py; its contract test compares).
 speed_up_dynamodb()

@@ -2,6 +2,7 @@
 
 from ott.http.handler import api_handler
 from ott.http.request import ApiRequest
+from ott.registry.edge import LISTS_CACHE
 from ott.registry.models import HubIsolationList
 from ott.registry.params import AreaParams
 from ott.registry.service import list_hub_isolations
@@ -9,7 +10,7 @@ from ott.registry.store import registry_store
 from ott.wire import FORMATS
 
 
-@api_handler(params=AreaParams, reply=HubIsolationList, formats=FORMATS)
+@api_handler(params=AreaParams, reply=HubIsolationList, formats=FORMATS, cache=LISTS_CACHE)
 def lambda_handler(request: ApiRequest[AreaParams, None]) -> HubIsolationList:
     """Isolations between hubs, of an area or of every area."""
     return list_hub_isolations(registry_store(), request.params)

@@ -282,7 +282,7 @@ def test_a_new_hash_on_a_full_counter_takes_the_place_of_the_one_clicked_least_r
 
 
 def test_a_conflicting_click_is_tried_again(launcher, database):
-    database.conflict_transactions(2, operation=2)
+    database.conflict_transactions(2, operation=1)  # the counter's update: after the event id's put
     assert launcher.count_once(click("e1", 3)) is Counted.COUNTED
     assert launcher.all_readings()[3].total == 1 and len(database.pauses) == 2
 
@@ -296,6 +296,38 @@ def test_counters_of_posters_a_load_removes_leave_and_come_back_with_them(launch
     assert launcher.all_readings()[3].total == 1
     with pytest.raises(ConcurrentChange):
         launcher.replace_block(Current(compiled(), {}, NOW, 1))
+
+
+def test_a_load_makes_the_counters_of_its_posters_and_a_click_counts_only_on_one(launcher, database):
+    counters = table("LauncherTable"), "CLICKS"
+    assert {item["sk"] for item in database.query(*counters)} == {poster_key(entry.id) for entry in compiled().posters}
+    database.calls.clear()
+    assert launcher.count_once(click("e1", 3)) is Counted.COUNTED
+    assert database.calls == {"TransactWriteItems": 1}  # the first click of a poster too: its maps are there
+    assert launcher.count_once(click("e2", 999)) is Counted.NOT_IN_BLOCK
+    assert 999 not in launcher.all_readings() and 1 not in launcher.all_readings()  # never clicked: no reading
+
+
+def test_a_click_while_a_load_retires_its_poster_moves_with_the_counter(launcher, monkeypatch):
+    from ott.launcher.store import DynamoLauncherStore
+
+    launcher.count_once(click("e1", 3))
+    read_counters = DynamoLauncherStore._counters
+    reads = []
+
+    def read_then_click(self):
+        found = read_counters(self)
+        reads.append(found)
+        if len(reads) == 2:  # after the block's put, before the move: a click already on its way
+            assert launcher.count_once(click("e2", 3)) is Counted.COUNTED
+        return found
+
+    monkeypatch.setattr(DynamoLauncherStore, "_counters", read_then_click)
+    launcher.replace_block(Current(compiled({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), {}, NOW, 1))
+    monkeypatch.undo()
+    assert 3 not in launcher.all_readings()
+    launcher.replace_block(Current(compiled(), {}, NOW, 2))
+    assert launcher.all_readings()[3].total == 2  # the counter moved as the click left it
 
 
 def test_stale_hours_are_forgotten_and_snapshots_found_by_their_moment(launcher, database):

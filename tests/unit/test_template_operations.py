@@ -72,7 +72,7 @@ def reserved_at_defaults(setting: Any) -> int:
     if isinstance(setting, int):
         return setting
     condition, reserved, _ = setting["Fn::If"]
-    parameter = {"ReservesFunctionConcurrency": "FunctionConcurrency"}.get(condition, "AuthorizerConcurrency")
+    parameter = condition.removeprefix("Reserves")  # ReservesFunctionConcurrency: FunctionConcurrency, ...
     if not int(TEMPLATE.parameters[parameter]):
         return 0
     return int(TEMPLATE.parameters[reserved["Ref"]]) if isinstance(reserved, dict) else int(reserved)
@@ -105,3 +105,15 @@ def test_the_stage_throttle_is_set_by_the_stack_s_parameters():
     assert every_route["ThrottlingRateLimit"] == {"Ref": "ApiRateLimit"}
     assert every_route["ThrottlingBurstLimit"] == {"Ref": "ApiBurstLimit"}
     assert TEMPLATE.parameters["ApiRateLimit"] == "1000" and TEMPLATE.parameters["ApiBurstLimit"] == "2000"
+
+
+def test_no_function_reading_the_registry_runs_longer_than_a_registry_load_waits_after_a_publish_for():
+    """A function that took a cached version pointer reads with it until it returns: the wait between loads
+    (ott.registry.store.publish_spacing) counts on LONGEST_REQUEST_SECONDS."""
+    from ott.registry.store import LONGEST_REQUEST_SECONDS
+
+    default = TEMPLATE.document["Globals"]["Function"]["Timeout"]
+    readers = [function for function in TEMPLATE.functions() if "REGISTRY_TABLE" in function.environment]
+    assert readers
+    for function in readers:
+        assert properties(function.logical_id).get("Timeout", default) <= LONGEST_REQUEST_SECONDS, function.logical_id

@@ -6,13 +6,14 @@ read) and the changes of one request commit together in one transaction, across 
 """
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import ClassVar, Protocol, TypeVar
 
 from ott import storage
 from ott.storage import Database, DeleteItem, Item, PutItem, Table, Update, attr, concurrent_changes, if_not_exists
+from ott.storage.cache import hot_items
 
 
 @dataclass(slots=True)
@@ -114,13 +115,22 @@ def to_item(record: Record) -> Item:
 
 
 class DynamoRecordStore:
-    """Records of the given kinds, each kind in its table; counters in `counter_table`."""
+    """Records of the given kinds, each kind in its table; counters in `counter_table`. `read` takes records of
+    the `hot` kinds (every request reads them: an OAuth client) from the process's hot items when they are
+    there (`ott.storage.cache`) and keeps those it reads."""
 
-    def __init__(self, database: Database, tables: dict[type[Record], str], counter_table: str) -> None:
+    def __init__(
+        self,
+        database: Database,
+        tables: dict[type[Record], str],
+        counter_table: str,
+        hot: Collection[type[Record]] = (),
+    ) -> None:
         self._database = database
         self._tables = {kind: record_table(name) for kind, name in tables.items()}
         self._kinds = {kind.kind: kind for kind in tables}
         self._counters = record_table(counter_table)
+        self._hot = frozenset(hot)
 
     def _from_item(self, item: Item) -> Record:
         kind = self._kinds[item["pk"].split("#", 1)[0]]
@@ -137,14 +147,26 @@ class DynamoRecordStore:
     def read(self, keys: Sequence[Key]) -> dict[Key, Record]:
         requests: dict[Table, list[dict[str, str]]] = {}
         wanted: dict[tuple[str, str], Key] = {}
+        found: dict[Key, Record] = {}
+        read_at = self._database.clock()
         for kind, key in keys:
             table = self._tables[kind]
+            cached = hot_items.fresh(self._database, table, {"pk": pk(kind, key)}) if kind in self._hot else None
+            if cached is not None:
+                if cached.item is not None:
+                    found[(kind, key)] = self._from_item(cached.item)
+                continue
             requests.setdefault(table, []).append({"pk": pk(kind, key)})
             wanted[(table.name, pk(kind, key))] = (kind, key)
-        found: dict[Key, Record] = {}
-        for table_name, items in self._database.batch_get(requests).items():
-            for item in items:
-                found[wanted[(table_name, item["pk"])]] = self._from_item(item)
+        if not requests:
+            return found
+        items = {(name, item["pk"]): item for name, part in self._database.batch_get(requests).items() for item in part}
+        for (table_name, item_pk), (kind, key) in wanted.items():
+            item = items.get((table_name, item_pk))
+            if kind in self._hot:
+                hot_items.keep(self._database, self._tables[kind], {"pk": item_pk}, item, read_at)
+            if item is not None:
+                found[(kind, key)] = self._from_item(item)
         return found
 
     def commit(self, changes: Sequence[Put | Delete]) -> None:

@@ -21,6 +21,16 @@ class CachePolicy:
         return headers
 
 
+def edge_cacheable(cache_control: str) -> bool:
+    """Whether a shared cache whose own lifetimes start at 0 (the template's edge cache) keeps a reply with this
+    Cache-Control: a lifetime for shared caches, and nothing that forbids them."""
+    directives = {part.strip().split("=")[0].lower(): part.strip() for part in cache_control.split(",") if part.strip()}
+    if directives.keys() & {"private", "no-store", "no-cache"}:
+        return False
+    lifetime = directives.get("s-maxage") or directives.get("max-age")
+    return lifetime is not None and lifetime.split("=")[1].strip().isdigit() and int(lifetime.split("=")[1]) > 0
+
+
 def strong_etag(body: str) -> str:
     return '"' + hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest() + '"'
 

@@ -1,12 +1,13 @@
 """Data access of the launcher: the port the domain uses, its DynamoDB adapter and the factory.
 
 One table, keyed `pk`/`sk`:
-- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes, and
-  its poster ids (`ids`, a number set) that a click's transaction checks; a request reads it in one call with
-  the registry's version pointer (`current_and_registry`);
-- `CLICKS`/<poster id>: one counter item per poster, `total`, `h#<hour>` per hour of the rolling day, and
-  the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER hashes at most) and `clicked` (the last
-  hour each was clicked in); all of a block's counters are one Query of this partition;
+- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes; a
+  view reads it with the registry's version pointer, both from the process's hot items
+  (`current_and_registry`);
+- `CLICKS`/<poster id>: one counter item per poster of the block (a load makes those it lacks, empty), `total`,
+  `h#<hour>` per hour of the rolling day, and the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER
+  hashes at most) and `clicked` (the last hour each was clicked in); a click counts only on a counter that
+  exists, so only on a poster of the block; all of a block's counters are one Query of this partition;
 - `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back in `CLICKS` when a load brings
   the poster back;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
@@ -15,6 +16,7 @@ One table, keyed `pk`/`sk`:
   nearest to a moment is the one Query `sk < moment`, descending, Limit 1 (docs/decisions.md).
 """
 
+import contextlib
 import json
 import random
 import zlib
@@ -55,8 +57,6 @@ from ott.storage import (
     CONDITION_FAILED,
     CONFLICT,
     MAX_ITEM_BYTES,
-    PASSED,
-    CheckItem,
     Condition,
     ConditionFailed,
     Database,
@@ -73,6 +73,7 @@ from ott.storage import (
     concurrent_changes,
     if_not_exists,
 )
+from ott.storage.cache import hot_items
 from ott.storage.dynamo import dynamo_database
 
 BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
@@ -182,82 +183,103 @@ class DynamoLauncherStore:
         return current_of(self._database.get(self._table, BLOCK_KEY, consistent=True))
 
     def current_and_registry(self) -> tuple[Current | None, RegistryStore | None]:
-        """One BatchGetItem across the two tables, both items strongly consistent: the block as `current`
-        reads it, and the pointer as the registry reads it (so the registry's reads see one version)."""
+        """The block and the registry's pointer from the process's hot items (`ott.storage.cache`: each at
+        most HOT_ITEM_SECONDS old), those it does not hold read in one BatchGetItem across the two tables,
+        strongly consistent; the registry pinned to that pointer (so the registry's reads see one version)."""
         if self._registry is None:
             return self.current(), None
         pointer = self._registry
-        found = self._database.batch_get({self._table: [BLOCK_KEY], pointer.table: [pointer.key]}, consistent=True)
-        block, index = found[self._table.name], found[pointer.table.name]
-        registry = pinned_registry_store(index[0] if index else None, self._database)
-        return current_of(block[0] if block else None), registry
+        block, index = hot_items.read(self._database, [(self._table, BLOCK_KEY), (pointer.table, pointer.key)])
+        return current_of(block), pinned_registry_store(index, self._database)
 
     def replace_block(self, current: Current) -> Current:
-        """The block put conditionally on its version; the counters of posters it brings back return to the
-        `CLICKS` partition before (clicks on them count from then on) and those of posters it no longer holds
-        leave it after (no click counts on them any more), so that the statistics Query reads the block's."""
+        """The block put conditionally on its version. Before, every poster it holds gets its counter in the
+        `CLICKS` partition (clicks on it count from then on): the counter it had when a load removed it, or an
+        empty one; after, the counters of posters it no longer holds leave it (no click counts on them any
+        more), so that the statistics Query reads the block's."""
         ids = {entry.id for entry in current.block.posters}
-        self._move_counters(RETIRED, CLICKS, self._retired(ids))
-        done = self._put_block(current, ids)
+        counting = {int(item["sk"]) for item in self._counters()}
+        retired = self._retired(ids - counting)
+        self._move_counters(RETIRED, CLICKS, retired)
+        self._start_counters(ids - counting - {int(item["sk"]) for item in retired})
+        done = self._put_block(current)
         self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]) not in ids])
         return done
 
-    def _put_block(self, current: Current, ids: set[int]) -> Current:
+    def _put_block(self, current: Current) -> Current:
         doc = {
             "block": block_to_json(current.block),
             "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
             "loaded_at": current.loaded_at.isoformat(),
         }
         item: Item = {**BLOCK_KEY, "doc": json.dumps(doc, ensure_ascii=False), "v": current.version + 1}
-        if ids:  # a number set is never empty: without `ids`, every click is dropped
-            item["ids"] = ids
         unchanged = attr("pk").not_exists() if current.version == 0 else attr("v").eq(current.version)
         with concurrent_changes():
             self._database.put(self._table, item, unchanged)
         return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
 
     def _retired(self, ids: set[int]) -> list[Item]:
+        if not ids:
+            return []
         keys = [counter_key(RETIRED, poster) for poster in sorted(ids)]
         return self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
 
     def _counters(self) -> list[Item]:
         return list(self._database.query(self._table, CLICKS, consistent=True))
 
+    def _start_counters(self, ids: set[int]) -> None:
+        """An empty counter for each poster, unless one is there (another load's, counted on since); its maps
+        are there, empty, so that its first click is the one call every click is."""
+        for poster in sorted(ids):
+            empty = {**counter_key(CLICKS, poster), "total": 0, HASHES: {}, CLICKED: {}}
+            with contextlib.suppress(ConditionFailed):
+                self._database.put(self._table, empty, attr("pk").not_exists())
+
     def _move_counters(self, source: str, target: str, counters: list[Item]) -> None:
-        """Each counter from partition `source` to `target`, in one transaction. A counter already in `target`
-        (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
+        """Each counter from partition `source` to `target`, in one transaction, provided it was not counted on
+        since it was read (a click on a poster the block just lost: read again, moved again). A counter already
+        in `target` (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
         for counter in counters:
-            moved = PutItem(self._table, {**counter, "pk": target}, attr("pk").not_exists())
-            try:
-                self._database.transact([moved, DeleteItem(self._table, self._table.key_of(counter))])
-            except TransactionCancelled:
-                logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]})
+            for attempt in range(CONFLICT_RETRIES + 1):
+                key = self._table.key_of(counter)
+                moved = PutItem(self._table, {**counter, "pk": target}, attr("pk").not_exists())
+                unchanged = attr("total").eq(counter["total"]) if "total" in counter else attr("total").not_exists()
+                try:
+                    self._database.transact([moved, DeleteItem(self._table, key, unchanged)])
+                    break
+                except TransactionCancelled as cancelled:
+                    if cancelled.codes[:1] == [CONDITION_FAILED] or attempt == CONFLICT_RETRIES:
+                        logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]})
+                        break
+                    again = self._database.get(self._table, key, consistent=True)
+                    if again is None:
+                        break
+                    counter = again
 
     # Clicks
 
     def count_once(self, click: Click) -> Counted:
         event = {"pk": f"EVENT#{click.event_id}", "sk": "-", "ttl": click.forget_event_at}
         remember = PutItem(self._table, event, self._database.absent_or_expired(self._table))
-        # In the same transaction, so that a click costs one call: the poster is in the block in force.
-        in_block = CheckItem(self._table, BLOCK_KEY, attr("ids").contains(click.poster_id))
         count = self._count(click, counted_hash(click))
         conflicts = refusals = 0
         while True:
             try:
-                self._database.transact([remember, in_block, count])
+                self._database.transact([remember, count])
                 return Counted.COUNTED
             except TransactionCancelled as cancelled:
                 codes = cancelled.codes  # a reason per operation, or fewer: slices, not indexes
                 if codes[:1] == [CONDITION_FAILED]:
                     return Counted.REPEATED
-                if codes[1:2] == [CONDITION_FAILED]:
-                    return Counted.NOT_IN_BLOCK
-                if codes[2:3] not in ([], [PASSED], [CONFLICT]) and refusals < COUNTER_REFUSALS:
+                counter = cancelled.reasons[1].item if codes[1:2] == [CONDITION_FAILED] else None
+                if codes[1:2] == [CONDITION_FAILED] and counter is None:
+                    return Counted.NOT_IN_BLOCK  # no counter: the poster is not the block's
+                if counter is not None and refusals < COUNTER_REFUSALS:
                     # The counter refused this update (the hash is new and the poster counts as many as it
                     # may, it has no hash counters yet, or another click changed them first): the next try
                     # fits the counter as the refusal found it.
                     refusals += 1
-                    count = self._count(click, hash_update(click, cancelled.reasons[2].item))
+                    count = self._count(click, hash_update(click, counter))
                     continue
                 if CONFLICT not in codes or conflicts == CONFLICT_RETRIES:
                     raise
@@ -272,9 +294,11 @@ class DynamoLauncherStore:
         for path, value in by_hash.sets:
             update.set(path, value)
         update.remove(*by_hash.removes, *(f"{HOUR_PREFIX}{hour}" for hour in stale))
-        # The counter as the refusal found it is what the next try needs to know.
+        # The counter as the refusal found it is what the next try needs to know; none is there for a poster
+        # outside the block.
         counter = counter_key(CLICKS, click.poster_id)
-        return UpdateItem(self._table, counter, update, by_hash.condition, return_old_on_failure=True)
+        condition = attr("pk").exists() & by_hash.condition
+        return UpdateItem(self._table, counter, update, condition, return_old_on_failure=True)
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
         wanted = set(poster_ids)
@@ -295,6 +319,8 @@ class DynamoLauncherStore:
             projection += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}", attr(HASHES, hash_key(snapshot_hash))]
         found: dict[int, ClickReadings] = {}
         for item in self._database.query(self._table, CLICKS, projection=projection):
+            if not item.get("total"):
+                continue  # a counter a load made, never clicked: as if there were none
             hourly = {int(name[2:]): value for name, value in item.items() if name.startswith(HOUR_PREFIX)}
             found[int(item["sk"])] = ClickReadings(total=item.get("total", 0), hourly=hourly, by_hash=hash_counts(item))
         return found
@@ -373,17 +399,18 @@ def counted_hash(click: Click) -> HashUpdate:
     key = hash_key(click.snapshot_hash)
     return HashUpdate(
         sets=((HASH_COUNTS[key], if_not_exists(HASH_COUNTS[key], 0) + 1), (LAST_CLICKED[key], click.hour)),
-        condition=HASH_COUNTS.size().lt(HASHES_PER_POSTER) | HASH_COUNTS[key].exists(),
+        # size() of an absent map is false in DynamoDB (a refusal that returns the counter); moto errs instead.
+        condition=(HASH_COUNTS.exists() & HASH_COUNTS.size().lt(HASHES_PER_POSTER)) | HASH_COUNTS[key].exists(),
     )
 
 
-def hash_update(click: Click, counter: Item | None) -> HashUpdate:
-    """The hash's part after `counted_hash` was refused, for the counter as the refusal found it (None:
-    not returned): the first hash of a counter without hash counters (a poster's first click, or a counter
-    written before they were bounded); or, the poster counting as many hashes as it may, the new one in place
-    of the one clicked least recently, provided that one was not clicked since."""
+def hash_update(click: Click, counter: Item) -> HashUpdate:
+    """The hash's part after `counted_hash` was refused, for the counter as the refusal found it: the first
+    hash of a counter without hash counters (a poster's first click, or a counter written before they were
+    bounded); or, the poster counting as many hashes as it may, the new one in place of the one clicked least
+    recently, provided that one was not clicked since."""
     key = hash_key(click.snapshot_hash)
-    if counter is None or HASHES not in counter or CLICKED not in counter:
+    if HASHES not in counter or CLICKED not in counter:
         return HashUpdate(
             sets=((HASH_COUNTS, {key: 1}), (LAST_CLICKED, {key: click.hour})), condition=HASH_COUNTS.not_exists()
         )

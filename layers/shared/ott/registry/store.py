@@ -12,12 +12,15 @@ generation, so what it reads during a load is the old registry or, once the poin
 A load that never switched the pointer (it failed, or a later load took over) is listed in `aborted`: its
 items count as never written. Reads are strongly consistent: an eventually consistent read could meet the
 new pointer and then an item as it was before the load. The reads are small, so the doubled cost is too.
+The functions take the pointer from the process's hot items (`ott.storage.cache`: at most HOT_ITEM_SECONDS
+old), so a load waits `publish_spacing()` after the publish before it, and a publish shows within that bound.
 """
 
 import base64
 import contextlib
 import hashlib
 import json
+import math
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -46,6 +49,7 @@ from ott.registry.layout import (
 from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
 from ott.storage import ConditionFailed, Database, DeleteItem, Item, Key, PutItem, Table, Update, attr
+from ott.storage.cache import hot_item_seconds, hot_items
 from ott.storage.database import BATCH_WRITE_LIMIT
 from ott.storage.dynamo import dynamo_database
 
@@ -108,12 +112,27 @@ class RegistryStore(Protocol):
 
 
 class ConcurrentLoad(RuntimeError):
-    """Another load holds the registry, or took it over from this one: nothing this load wrote is seen."""
+    """Another load holds the registry, or took it over from this one, or published too recently
+    (`publish_spacing`): nothing this load wrote is seen."""
 
 
 # A load renews its claim on the pointer while it writes; one that has not for this long is taken as dead.
 LOAD_LEASE_SECONDS = 300
 RENEW_EVERY_BATCHES = 40
+# The longest a function reading the registry runs (the template's Timeouts; API Gateway's 29 s limit): a
+# request that took a cached pointer goes on reading items with its generation for up to this long.
+LONGEST_REQUEST_SECONDS = 29
+# What the loader's clock and the functions' may differ by.
+CLOCK_SKEW_SECONDS = 5
+
+
+def publish_spacing() -> int:
+    """Seconds a load waits after a publish before it writes. The items keep one generation before the one
+    published: a load writing over them takes away the content of the generation two publishes back, which a
+    function may still read, through its cached pointer, for the cache's bound and a request's length after
+    the publish that replaced it. Without the cache (HOT_ITEM_SECONDS=0), no wait."""
+    bound = hot_item_seconds()
+    return math.ceil(bound + LONGEST_REQUEST_SECONDS + CLOCK_SKEW_SECONDS) if bound else 0
 
 
 KINDS: dict[str, type[BaseModel]] = {
@@ -186,10 +205,14 @@ def known_info_table(name: str) -> Table:
 
 
 class DynamoRegistryStore:
-    def __init__(self, database: Database, table: str, reports_table: str) -> None:
+    """`cached`: the version pointer as the process's hot items hold it (`ott.storage.cache`, the functions'
+    store: `registry_store()`), else read at every `index()`."""
+
+    def __init__(self, database: Database, table: str, reports_table: str, cached: bool = False) -> None:
         self._database = database
         self._table = registry_table(table)
         self._reports = known_info_table(reports_table)
+        self._cached = cached
         self._generation: Generation | None = None
         self._pinned: CatalogIndex | None = None
 
@@ -198,7 +221,10 @@ class DynamoRegistryStore:
         pinned to a pointer item read elsewhere (`pin`) answers from that item."""
         if self._pinned is not None:
             return self._pinned
-        item = self._database.get(self._table, INDEX_KEY, consistent=True)
+        if self._cached:
+            (item,) = hot_items.read(self._database, [(self._table, INDEX_KEY)])
+        else:
+            item = self._database.get(self._table, INDEX_KEY, consistent=True)
         self._generation = pointer_generation(item)
         return index_of(item)
 
@@ -228,7 +254,7 @@ class DynamoRegistryStore:
         keys += [(Kind.AREA, id_key(i)) for i in set(area_ids)]
         keys += [(Kind.HUB, name) for name in set(hub_names)]
         selection = Selection()
-        for item in self._batch_get(keys):
+        for item in self._entries(keys):
             doc = self._seen().content(item)
             if doc is None:
                 continue
@@ -323,10 +349,18 @@ class DynamoRegistryStore:
 
     def _begin_load(self) -> Generation:
         """Claim the next generation in the pointer. A load whose claim is still fresh is running: this one is
-        refused. One whose claim went stale (its process died) counts as aborted."""
+        refused. One whose claim went stale (its process died) counts as aborted. A load right after a publish
+        is refused too (`publish_spacing`)."""
         now = self._database.now()
         item = self._database.get(self._table, INDEX_KEY, consistent=True) or {}
         current = pointer_generation(item or None)
+        since, spacing = now - item.get("publishedAt", 0), publish_spacing()
+        if since < spacing:
+            raise ConcurrentLoad(
+                f"the registry was published {since} s ago: functions may still read the generation before it"
+                f" (their cached version pointer) for {spacing} s after a publish; run this load again in"
+                f" {spacing - since} s"
+            )
         unfinished, renewed = item.get("pending"), item.get("pendingSince", 0)
         if unfinished is not None and now - renewed < LOAD_LEASE_SECONDS:
             raise ConcurrentLoad(
@@ -365,6 +399,7 @@ class DynamoRegistryStore:
             "doc": index.model_dump_json(by_alias=True),
             "gen": load.gen,
             "aborted": json.dumps(sorted(load.aborted)),
+            "publishedAt": self._database.now(),
         }
         try:
             self._database.put(self._table, pointer, attr("pending").eq(load.gen))
@@ -409,6 +444,16 @@ class DynamoRegistryStore:
             doc = seen.content(item)
             if doc is not None:
                 yield item["sk"], doc
+
+    def _entries(self, keys: list[ItemKey]) -> list[Item]:
+        """The items at `keys` that exist; the functions' store takes them from the process's hot items, each
+        kept for the generation it was read for (the items keep that generation's content for as long as a
+        pointer to it may be cached: `publish_spacing`)."""
+        if not self._cached:
+            return self._batch_get(keys)
+        wanted = [(self._table, {"pk": kind, "sk": key}) for kind, key in keys]
+        found = hot_items.read(self._database, wanted, tag=self._seen(), batch=True)
+        return [item for item in found if item is not None]
 
     def _batch_get(self, keys: list[ItemKey]) -> list[Item]:
         found = self._database.batch_get(
@@ -488,16 +533,19 @@ class RegistrySettings(EnvSettings):
 
 
 def registry_store(database: Database | None = None) -> DynamoRegistryStore:
-    """The registry over `database` (by default the process's DynamoDB), its tables named by the settings."""
+    """The registry over `database` (by default the process's DynamoDB), its tables named by the settings, its
+    version pointer cached (`ott.storage.cache`)."""
     settings = load_settings(RegistrySettings)
-    return DynamoRegistryStore(database or dynamo_database(), settings.table, settings.reports_table)
+    return DynamoRegistryStore(database or dynamo_database(), settings.table, settings.reports_table, cached=True)
 
 
 @dataclass(frozen=True)
 class RegistryPointer:
     """The registry's version pointer, for a service that reads it in the same call as items of its own
-    (a cross-table BatchGetItem): its table and key. Read it strongly consistent, as the registry does (a
-    pointer read stale could be two loads old, a generation whose content the items no longer keep)."""
+    (a cross-table BatchGetItem): its table and key. Read it strongly consistent, or through the process's
+    hot items (`ott.storage.cache`), as the registry does: a pointer read eventually consistent could be two
+    loads old, a generation whose content the items no longer keep; a cached one is never older than loads
+    wait between publishes (`publish_spacing`)."""
 
     table: Table
     key: Key

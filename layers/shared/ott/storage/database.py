@@ -130,6 +130,11 @@ class Database(ABC):
     def now(self) -> int:
         return int(self.clock())
 
+    @property
+    def scope(self) -> object:
+        """What holds the items: two databases of one scope read the same items (`ott.storage.cache`)."""
+        return self
+
     def live(self, table: Table, item: Item) -> bool:
         """DynamoDB deletes expired items late (within days): an item whose TTL has passed is absent."""
         expires = item.get(table.ttl) if table.ttl else None

@@ -38,6 +38,10 @@ class DynamoDatabase(Database):
     def client(self) -> Any:
         return self._client if self._client is not None else aws.client("dynamodb")
 
+    @property
+    def scope(self) -> object:
+        return self.client
+
     def _get_item(self, table: Table, key: Key, consistent: bool) -> Item | None:
         reply = self.client.get_item(TableName=table.name, Key=item_to_wire(key), ConsistentRead=consistent)
         return item_from_wire(reply["Item"]) if "Item" in reply else None

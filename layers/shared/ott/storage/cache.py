@@ -1,0 +1,114 @@
+"""Items a warm function reads again only after a bound (docs/decisions.md, "Hot items"): an item that every
+request of a route reads, strongly consistent, takes more than one item's read throughput at the 10 M-device peak
+(docs/capacity.md): the registry's version pointer, the launcher's block. A cached item is at most
+`HOT_ITEM_SECONDS` old, counted from before the read that fetched it, so a change shows within that bound.
+
+A cache belongs to one process (one warm container) and answers only for the database it read from
+(`Database.scope`): tests and the local stack switch emulated accounts within a process.
+"""
+
+from collections.abc import Hashable, Sequence
+from typing import NamedTuple
+
+from pydantic import Field
+
+from ott.config import EnvSettings, load_settings
+from ott.storage.database import Database, Key, Table
+from ott.storage.values import Item
+
+# How old a hot item may be when a request uses it. Under an API reply's own caching (60 s for the launcher's
+# views) and short enough for an operator's change to show at once to a person; at the peak, a container reads
+# each hot item once every this many seconds instead of on every request.
+DEFAULT_HOT_ITEM_SECONDS = 5.0
+# Entries a container keeps at most (about 1 KB each): past it, those too old are dropped. The registry's items
+# are read by every caller's keys (its prefixes), so a busy container would otherwise keep every key it met.
+MAX_ENTRIES = 20_000
+
+
+class CacheSettings(EnvSettings):
+    # 0 reads every time (the test suite's default: tests/conftest.py; the cache's own tests set it).
+    hot_item_seconds: float = Field(DEFAULT_HOT_ITEM_SECONDS, alias="HOT_ITEM_SECONDS", ge=0)
+
+
+def hot_item_seconds() -> float:
+    return load_settings(CacheSettings).hot_item_seconds
+
+
+class Cached(NamedTuple):  # not a dataclass: cold start (ott.storage.database)
+    table: Table
+    key: Key
+    item: Item | None  # None: there was no item
+    read_at: float  # the database's clock before the read
+
+
+class ItemCache:
+    """Items by table and key, reused while younger than `hot_item_seconds()`: read strongly consistent by
+    `read`, or as a caller read them itself (`fresh`, then `keep`)."""
+
+    def __init__(self) -> None:
+        self._scope: object = None
+        self._entries: dict[tuple[Hashable, str, tuple[tuple[str, object], ...]], Cached] = {}
+
+    def read(
+        self, database: Database, wanted: Sequence[tuple[Table, Key]], tag: Hashable = None, batch: bool = False
+    ) -> list[Item | None]:
+        """The item at each of `wanted` (None: absent), those not cached or too old read in one call: a GetItem
+        for one unless `batch`, else a BatchGetItem (across tables). `tag`: what else the entries hold for (the
+        registry's generation: an item read for one is not used for another)."""
+        now = database.clock()
+        found = [self.fresh(database, table, key, tag) for table, key in wanted]
+        stale = [index for index, entry in enumerate(found) if entry is None]
+        if not stale:
+            return [entry.item for entry in found if entry is not None]
+        fetched = dict(zip(stale, fetch(database, [wanted[index] for index in stale], batch), strict=True))
+        for index, item in fetched.items():
+            self.keep(database, *wanted[index], item, now, tag)
+        return [fetched[index] if entry is None else entry.item for index, entry in enumerate(found)]
+
+    def fresh(self, database: Database, table: Table, key: Key, tag: Hashable = None) -> Cached | None:
+        """The entry for the item at `key`, if it is younger than the bound."""
+        if database.scope is not self._scope:
+            self._scope, self._entries = database.scope, {}
+        entry = self._entries.get((tag, table.name, tuple(sorted(key.items()))))
+        if entry is None or database.clock() - entry.read_at >= hot_item_seconds():
+            return None
+        return entry
+
+    def keep(
+        self, database: Database, table: Table, key: Key, item: Item | None, read_at: float, tag: Hashable = None
+    ) -> None:
+        """Remember `item` (None: absent), read from `database` by a call that started at `read_at`."""
+        bound = hot_item_seconds()
+        if not bound:
+            return
+        if database.scope is not self._scope:
+            self._scope, self._entries = database.scope, {}
+        if len(self._entries) >= MAX_ENTRIES:
+            now = database.clock()
+            self._entries = {name: entry for name, entry in self._entries.items() if now - entry.read_at < bound}
+        self._entries[(tag, table.name, tuple(sorted(key.items())))] = Cached(table, key, item, read_at)
+
+    def held(self) -> list[tuple[Table, Key]]:
+        """The items it holds (the capacity model's hot items: bench.capacity)."""
+        return [(entry.table, entry.key) for entry in self._entries.values()]
+
+    def forget(self) -> None:
+        self._entries = {}
+
+
+def fetch(database: Database, wanted: Sequence[tuple[Table, Key]], batch: bool) -> list[Item | None]:
+    if len(wanted) == 1 and not batch:
+        table, key = wanted[0]
+        return [database.get(table, key, consistent=True)]
+    tables: dict[Table, list[Key]] = {}
+    for table, key in wanted:
+        tables.setdefault(table, []).append(key)
+    found = database.batch_get(tables, consistent=True)
+    by_key = {
+        (table.name, tuple(sorted(table.key_of(item).items()))): item for table in tables for item in found[table.name]
+    }
+    return [by_key.get((table.name, tuple(sorted(key.items())))) for table, key in wanted]
+
+
+# The process's cache of hot items: one per warm container.
+hot_items = ItemCache()
