@@ -88,9 +88,11 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     if doc.payload is not None:
         body_type = FORM if doc.payload_format == "form" else content_type
         op["requestBody"] = {"required": True, "content": {body_type: {"schema": refs[(doc.payload, "validation")]}}}
+    if doc.text_body is not None:  # an operator's file, as it is
+        op["requestBody"] = {"required": True, "content": {doc.text_body: {"schema": {"type": "string"}}}}
     if route.authorizer:
-        # A route whose handler asks for a scope needs the token; elsewhere a token is optional.
-        op["security"] = [{"bearer": []}] if doc.scope else [{"bearer": []}, {}]
+        # A route that asks for a scope, or behind the required authorizer, needs the token; elsewhere it is optional.
+        op["security"] = [{"bearer": []}] if doc.scope or route.authorizer == "Bearer" else [{"bearer": []}, {}]
     if route.api_key_required:
         op["security"] = [{"apiKey": []}]
         responses["403"] = error  # API Gateway's INVALID_API_KEY reply

@@ -223,7 +223,7 @@ def test_a_snapshot_that_fails_after_a_load_or_approval_says_the_change_was_stor
     assert loaded.value.done == launcher.current() and launcher.current().version == 2
     with pytest.raises(SnapshotNotSaved) as approved:
         approve_poster(launcher, 7, "olga", NOW)
-    assert approved.value.done.poster_id == 7 and 7 in launcher.current().approvals
+    assert approved.value.done.poster_id == 7 and 7 in launcher.current().decisions
 
 
 def test_a_snapshot_keeps_the_block_and_the_rolling_days_counters(launcher, store):
