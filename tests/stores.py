@@ -3,6 +3,7 @@ what unit tests use in place of hand-written fakes, and what the contract runs o
 
 from typing import TYPE_CHECKING
 
+from ott.audit import AuditLog
 from ott.auth.store import auth_records
 from ott.channels.store import DynamoChannelStore
 from ott.nichecontent.store import DynamoNicheStore
@@ -51,11 +52,17 @@ def niche_store(database: Database) -> DynamoNicheStore:
     return DynamoNicheStore(database, name("NicheContentTable"))
 
 
+def audit_log(database: Database) -> AuditLog:
+    """The audit trail, entries kept as long as the template's default says."""
+    return AuditLog(database, name("AuditTable"), int(TEMPLATE.document["Parameters"]["AuditRetentionDays"]["Default"]))
+
+
 def launcher_store(database: Database, *, with_registry: bool = False) -> "DynamoLauncherStore":
     """With the registry: the block and the registry's pointer read in one call, as the public views do."""
     from ott.launcher.store import DynamoLauncherStore  # when used: it imports the X-Ray SDK (a third of a second)
 
-    return DynamoLauncherStore(database, name("LauncherTable"), registry_pointer() if with_registry else None)
+    pointer = registry_pointer() if with_registry else None
+    return DynamoLauncherStore(database, name("LauncherTable"), pointer, audit_log(database))
 
 
 def guide_store(database: Database, retention_days: int = 0) -> DynamoGuideStore:

@@ -13,8 +13,8 @@ from ott.launcher.records import Snapshot
 from ott.launcher.selection import (
     Audience,
     View,
-    decide,
     choose_posters,
+    decide,
     etag_matches,
     nearest_from,
     open_collection,

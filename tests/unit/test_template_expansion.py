@@ -27,10 +27,15 @@ REGISTRY_LIST = (
     {"REGISTRY_TABLE": "RegistryTable"},
     {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
 )
+# What a function that records staff changes is given: the audit trail and how long it keeps an entry.
+AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionDays"}
 # Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
 # parameter it names), and what its policies allow, by resource: as they were before the template moved to
 # Fn::ForEach and Globals. A change to any of them shows here, in the open.
 FUNCTIONS = {
+    "ConsoleAuditFunction": (["GET /staff/audit.json"], AUDITED, {"AuditTable": "dynamodb:Query"}),
+    "ConsoleFilesFunction": (["GET /console", "GET /console/{file+}"], {"CONSOLE_CLIENT_ID": "ConsoleClientId"}, {}),
+    "ConsoleMeFunction": (["GET /staff/me.json"], {}, {}),
     "AuthAccountDataFunction": (
         ["GET /auth/2/account/data"],
         {"AUTH_TABLE": "AuthTable"},
@@ -132,6 +137,33 @@ FUNCTIONS = {
         [],
         {"LAUNCHER_TABLE": "LauncherTable"},
         {"LauncherTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem"},
+    ),
+    "LauncherStaffDailyFunction": (
+        ["GET /staff/launcher/daily.json"],
+        {"LAUNCHER_TABLE": "LauncherTable"},
+        {"LauncherTable": "dynamodb:Query"},
+    ),
+    "LauncherStaffDecideFunction": (
+        ["POST /staff/launcher/decisions.json"],
+        {"LAUNCHER_TABLE": "LauncherTable", **AUDITED},
+        {
+            "LauncherTable": "dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
+            "dynamodb:Query dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "LauncherStaffModerationFunction": (
+        ["GET /staff/launcher/moderation.json"],
+        {"LAUNCHER_TABLE": "LauncherTable"},
+        {"LauncherTable": "dynamodb:GetItem"},
+    ),
+    "LauncherStaffPostersFunction": (
+        ["GET /staff/launcher/posters.json"],
+        {"LAUNCHER_TABLE": "LauncherTable", "REGISTRY_TABLE": "RegistryTable"},
+        {
+            "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
+            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+        },
     ),
     "NicheContentIntakeFunction": (
         [],
