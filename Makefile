@@ -13,9 +13,10 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
 EXPANDED_TEMPLATE := .aws-sam/expanded/template.json
 PORT ?= 3000
+LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test lint typecheck checkov pytest bench validate deploy clean
+.PHONY: run test test-fast static lint typecheck checkov pytest bench validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,13 +33,27 @@ $(CHECKOV):
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet checkov==$(CHECKOV_VERSION)
 
-## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it)
+## run: the local stack with demo data on http://127.0.0.1:$(PORT) (Ctrl-C stops it); LOG_LEVEL=DEBUG adds the
+## functions' debug logs and metrics to its line per request
 run: $(INSTALLED)
-	PORT=$(PORT) $(BIN)/python -m local
+	PORT=$(PORT) LOG_LEVEL=$(LOG_LEVEL) $(BIN)/python -m local
 
-## test: lint (ruff, cfn-lint), mypy, checkov, sam validate --lint and sam build, then every test (two workers): unit, integration
-## against moto, the local stack over HTTP
-test: lint typecheck checkov validate pytest
+## test: every check: the static ones (ruff, cfn-lint, mypy, checkov, sam validate --lint and sam build) run while every
+## test runs (two workers: unit, integration against moto, the local stack over HTTP); their output, in
+## .static-checks.log, is shown when one of them fails
+test: $(INSTALLED) $(SAM) $(CHECKOV)
+	@$(MAKE) --no-print-directory static > .static-checks.log 2>&1 & checks=$$!; \
+	$(MAKE) --no-print-directory pytest; tests=$$?; \
+	wait $$checks; static=$$?; \
+	if [ $$static -eq 0 ]; then echo "static checks passed: ruff, cfn-lint, mypy, checkov, sam validate --lint, sam build"; \
+	else cat .static-checks.log; echo "static checks FAILED (above, and in .static-checks.log)"; fi; \
+	[ $$tests -eq 0 ] && [ $$static -eq 0 ]
+
+## test-fast: the inner loop: the unit and integration tests that are neither slow nor on the local stack
+test-fast: $(INSTALLED)
+	$(BIN)/pytest -n 2 -q -m "not local and not slow"
+
+static: lint typecheck checkov validate
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

@@ -5,6 +5,7 @@ from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
 from bench.guide import report_guide
 from bench.layer import report_layer_size
+from bench.local_stack import report_local_stack
 from bench.registry_scale import report_registry_scale
 from bench.token_cpu import report_token_cpu
 
@@ -18,6 +19,7 @@ def main() -> int:
         + report_token_cpu()
         + report_registry_scale()
         + report_guide()
+        + report_local_stack()
     )
     print(f"\n{'all bars met' if not failures else f'{failures} bar(s) missed'}")
     return 1 if failures else 0

@@ -21,10 +21,15 @@ def interrupt(*_: object) -> NoReturn:
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    signal.signal(signal.SIGTERM, interrupt)  # SIGTERM stops the stack as Ctrl-C does, even while it starts
+    # SIGTERM stops the stack as Ctrl-C does, even while it starts; and so does SIGINT when the stack was started
+    # with it ignored (a background job of a script, nohup), where Python would not turn it into KeyboardInterrupt.
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     stack = LocalStack(port=int(os.environ.get("PORT", "3000")))
     try:
-        stack.start()
+        stack.start()  # answers from here on
+        while not stack.ready(within=NAP_SECONDS):
+            pass
         print(stack.banner(), flush=True)
         while True:
             time.sleep(NAP_SECONDS)

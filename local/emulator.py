@@ -1,10 +1,21 @@
-"""The AWS emulator of the local stack: moto's server app on loopback, answering one request at a time."""
+"""The AWS emulator of the local stack: moto, answering one request at a time, the boto3 clients of this process
+in-process and every other caller (operator commands with `--local`, moto's own Step Functions executions) over
+HTTP on loopback."""
 
 import threading
 from collections.abc import Callable, Iterable
+from typing import Any
 
+import boto3
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.handlers import BUILTIN_HANDLERS
+from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import BaseWSGIServer, make_server
+
+from local.moto_speedups import speed_up_dynamodb
+
+AWS_DOMAIN = ".amazonaws.com"
 
 
 class OneRequestAtATime:
@@ -13,9 +24,9 @@ class OneRequestAtATime:
     handlers, the queue pollers and moto's own Step Functions executions. No moto request waits on another
     (executions run in threads of their own; the pollers do not long-poll), so one lock cannot deadlock."""
 
-    def __init__(self, app: Callable[[dict, Callable], Iterable[bytes]]) -> None:
+    def __init__(self, app: Callable[[dict, Callable], Iterable[bytes]], lock: threading.RLock) -> None:
         self._app = app
-        self._lock = threading.Lock()
+        self._lock = lock
 
     def __call__(self, environ: dict, start_response: Callable) -> list[bytes]:
         with self._lock:
@@ -28,13 +39,38 @@ class OneRequestAtATime:
                     close()
 
 
+class InProcess:
+    """A botocore `before-send` handler: a request to AWS is answered by moto's backends in this process, as
+    `mock_aws` answers it (the integration tests run every handler this way), under the emulator's lock. It
+    spares each call its HTTP round trip through the emulator's server (a socket, werkzeug and Flask each way)."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self._stubber = BotocoreStubber()
+        self._stubber.enabled = True
+
+    def __call__(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
+        host = (request.url.split("://", 1)[-1].split("/", 1)[0]).split(":", 1)[0]
+        if not host.endswith(AWS_DOMAIN):
+            return None  # moto's Step Functions call back over HTTP (MOTO_PORT)
+        with self._lock:
+            answer = self._stubber.process_request(request)
+        if answer is None:
+            raise RuntimeError(f"the local emulator does not serve {request.url}")
+        status, headers, body = answer
+        return AWSResponse(request.url, status, headers, MockRawResponse(body))
+
+
 class Emulator:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        speed_up_dynamodb()
         self.host = host
+        self._lock = threading.RLock()  # re-entrant: moto may call AWS itself while it answers
+        self.in_process = InProcess(self._lock)
         self._server: BaseWSGIServer = make_server(
             host,
             port,
-            OneRequestAtATime(DomainDispatcherApplication(create_backend_app)),
+            OneRequestAtATime(DomainDispatcherApplication(create_backend_app), self._lock),
             threaded=True,
             request_handler=MotoRequestHandler,
         )
@@ -52,6 +88,11 @@ class Emulator:
         server = self._server
         self._thread = threading.Thread(target=lambda: server.serve_forever(poll_interval=0.1), daemon=True)
         self._thread.start()
+
+    def answer_this_process(self) -> None:
+        """Every boto3 client this process makes from now on (on AWS's endpoints) is answered in-process."""
+        BUILTIN_HANDLERS.append(("before-send", self.in_process))
+        boto3.DEFAULT_SESSION = None  # a session takes the built-in handlers when it is made
 
     def stop(self) -> None:
         if self._thread is not None and self._thread.is_alive():  # shutdown() waits for serve_forever()

@@ -20,6 +20,7 @@ from werkzeug.routing import BaseConverter, Map, Rule
 from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Request, Response
 
+from local.console import access_line, running
 from local.openapi import openapi_document
 from local.template import ACCOUNT, ANY_METHODS, REGION, Authorizer, Function, Route, Template
 
@@ -67,6 +68,17 @@ def handler_of(function: Function) -> Callable[[dict, Any], dict]:
     return getattr(importlib.import_module(function.module), function.attribute)
 
 
+def run_function(function: Function, event: dict[str, Any], request_id: str | None = None) -> Any:
+    """One invocation, as Lambda makes it, one at a time (INVOCATION), as the function's service (`running`)."""
+    handler = handler_of(function)
+    with INVOCATION, running(function):
+        return handler(event, LambdaContext(function.logical_id, request_id or str(uuid.uuid4())))
+
+
+# A reply and who made it: a function's logical id, or the gateway (with the response type).
+Answer = tuple[Response, str]
+
+
 @dataclass(frozen=True)
 class GatewayError:
     """A reply API Gateway makes itself: its response type, the status it has when the template sets none,
@@ -92,9 +104,12 @@ class Gateway:
         base_url: str,
         dev_routes: dict[str, Callable[[Request], Response]] | None = None,
         api_keys: Mapping[str, str] | None = None,
+        wait_for: Callable[[Function], None] = lambda _: None,
     ) -> None:
-        """`api_keys`: the key values a usage plan of the stage holds, each with its key id."""
+        """`api_keys`: the key values a usage plan of the stage holds, each with its key id; `wait_for(function)`
+        returns when the function may be invoked (the local stack loads some services after it answers)."""
         self.dev_routes = dev_routes or {}
+        self.wait_for = wait_for
         self.api_keys = dict(api_keys or {})
         self.functions = {f.logical_id: f for f in template.functions()}
         self.authorizers = template.authorizers()
@@ -116,9 +131,14 @@ class Gateway:
         self._openapi: dict | None = None
 
     def __call__(self, environ: dict, start_response: Callable) -> Any:
-        return self.dispatch(Request(environ))(environ, start_response)
+        started = time.perf_counter()
+        request = Request(environ)
+        response, answered_by = self.dispatch(request)
+        milliseconds = (time.perf_counter() - started) * 1000
+        access_line(request.method, request.path, response.status_code, milliseconds, answered_by)
+        return response(environ, start_response)
 
-    def dispatch(self, request: Request) -> Response:
+    def dispatch(self, request: Request) -> Answer:
         adapter = self.url_map.bind_to_environ(request.environ)
         accept = request.headers.get("Accept", "")
         try:
@@ -129,9 +149,9 @@ class Gateway:
             problem = GatewayError("DEFAULT_4XX", error.code or 400, error.description or "Bad Request")
             return self.gateway_response(problem, accept)
         if endpoint == "openapi":
-            return json_response(self.openapi())
+            return json_response(self.openapi()), "local stack: OpenAPI document"
         if endpoint.startswith("dev:"):
-            return self.dev_routes[endpoint[4:]](request)
+            return self.dev_routes[endpoint[4:]](request), f"local stack: {endpoint[4:]}"
         methods = self.resources[endpoint]
         route = methods.get(request.method) or (methods.get("ANY") if request.method in ANY_METHODS else None)
         if route is None:  # a method the resource lacks: API Gateway answers as for a path it lacks
@@ -145,7 +165,7 @@ class Gateway:
             )
         return self._openapi
 
-    def invoke(self, route: Route, values: Mapping[str, Any], request: Request) -> Response:
+    def invoke(self, route: Route, values: Mapping[str, Any], request: Request) -> Answer:
         function = self.functions[route.function]
         event = proxy_event(route, values, request)
         if route.authorizer:
@@ -156,13 +176,13 @@ class Gateway:
             refusal = self.check_api_key(event)
             if refusal is not None:
                 return refusal
-        context = LambdaContext(function_name=function.logical_id, aws_request_id=event["requestContext"]["requestId"])
+        self.wait_for(function)
         try:
-            with INVOCATION:
-                reply = handler_of(function)(event, context)
+            reply = run_function(function, event, event["requestContext"]["requestId"])
         except Exception:
             LOG.exception("%s raised", function.logical_id)
-            return self.gateway_response(FUNCTION_FAILED, request.headers.get("Accept", ""))
+            response, gateway = self.gateway_response(FUNCTION_FAILED, request.headers.get("Accept", ""))
+            return response, f"{function.logical_id}, then {gateway}"
         body = reply.get("body") or ""
         data = base64.b64decode(body) if reply.get("isBase64Encoded") else body.encode("utf-8")
         response = Response(data, status=reply.get("statusCode", 200))
@@ -171,31 +191,34 @@ class Gateway:
         for name, values_ in (reply.get("multiValueHeaders") or {}).items():
             for value in values_:
                 response.headers.add(name, value)
-        return response
+        return response, function.logical_id
 
-    def authorize(self, authorizer: Authorizer, event: dict[str, Any]) -> Response | None:
+    def authorize(self, authorizer: Authorizer, event: dict[str, Any]) -> Answer | None:
         """Run a REQUEST authorizer as API Gateway does: a raised "Unauthorized", a Deny and any other failure
         are answered with the template's gateway responses; an Allow passes its context on to the function."""
         function = self.functions[authorizer.function]
         method_arn = f"arn:aws:execute-api:{REGION}:{ACCOUNT}:local/local/{event['httpMethod']}{event['path']}"
         request = {**event, "type": "REQUEST", "methodArn": method_arn}
-        context = LambdaContext(function.logical_id, event["requestContext"]["requestId"])
         accept = {name.lower(): value for name, value in event["headers"].items()}.get("accept", "")
+        self.wait_for(function)
         try:
-            with INVOCATION:
-                decision = handler_of(function)(request, context)
+            decision = run_function(function, request, event["requestContext"]["requestId"])
         except Exception as error:
             if str(error) == "Unauthorized":
-                return self.gateway_response(NO_TOKEN, accept)
+                return self.refused_by(function, NO_TOKEN, accept)
             LOG.exception("authorizer %s raised", authorizer.function)
-            return self.gateway_response(AUTHORIZER_FAILED, accept)
+            return self.refused_by(function, AUTHORIZER_FAILED, accept)
         statements = decision.get("policyDocument", {}).get("Statement", [])
         if not statements or any(statement.get("Effect") != "Allow" for statement in statements):
-            return self.gateway_response(DENIED, accept)
+            return self.refused_by(function, DENIED, accept)
         event["requestContext"]["authorizer"] = {**decision.get("context", {}), "principalId": decision["principalId"]}
         return None
 
-    def check_api_key(self, event: dict[str, Any]) -> Response | None:
+    def refused_by(self, authorizer: Function, error: GatewayError, accept: str) -> Answer:
+        response, gateway = self.gateway_response(error, accept)
+        return response, f"{authorizer.logical_id}, then {gateway}"
+
+    def check_api_key(self, event: dict[str, Any]) -> Answer | None:
         """As API Gateway does after the authorizer: a key of the usage plan in `x-api-key` (any case of the
         name), compared in constant time; its value and id reach the function as `identity.apiKey(Id)`."""
         headers = {name.lower(): value for name, value in event["headers"].items()}
@@ -208,7 +231,7 @@ class Gateway:
         event["requestContext"]["identity"].update({"apiKey": offered, "apiKeyId": key_id})
         return None
 
-    def gateway_response(self, error: GatewayError, accept: str) -> Response:
+    def gateway_response(self, error: GatewayError, accept: str) -> Answer:
         """The template's GatewayResponses entry for the type, else its DEFAULT_4XX or DEFAULT_5XX (which every
         type inherits from), else API Gateway's own `{"message": ...}`: status, static headers ('quoted')
         and the body template of the type the request accepts."""
@@ -225,7 +248,7 @@ class Gateway:
         for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items():
             response.headers[name] = value[1:-1] if value.startswith("'") and value.endswith("'") else value
         response.headers["Date"] = formatdate(usegmt=True)
-        return response
+        return response, f"gateway {error.kind}"
 
 
 def template_type(templates: Mapping[str, str], accept: str) -> str:
@@ -294,7 +317,15 @@ def json_response(document: dict, status: int = 200) -> Response:
 
 
 class GatewayRequestHandler(WSGIRequestHandler):
-    """Sends the application's headers only: the functions set Date themselves, as behind API Gateway."""
+    """Sends the application's headers only: the functions set Date themselves, as behind API Gateway. Reads
+    raw UTF-8 in the request line (`?q=королев`, as curl sends it) as UTF-8, as API Gateway does: http.server
+    decodes the line as latin-1 and werkzeug took those characters for text, so such a query found nothing."""
+
+    def make_environ(self) -> dict[str, Any]:
+        # Each character of the latin-1 line is one byte of the raw request: the bytes beyond ASCII are
+        # percent-encoded, which werkzeug decodes as UTF-8 in paths and queries alike.
+        self.path = "".join(char if ord(char) < 0x80 else f"%{ord(char):02X}" for char in self.path)
+        return super().make_environ()
 
     def send_response(self, code: int, message: str | None = None) -> None:
         self.send_response_only(code, message)

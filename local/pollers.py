@@ -7,11 +7,13 @@ import time
 import uuid
 from typing import Any
 
-from local.gateway import INVOCATION, LambdaContext, handler_of
+from local.gateway import run_function
 from local.template import ACCOUNT, REGION, Function, Template
 
 LOG = logging.getLogger(__name__)
-POLL_INTERVAL = 0.1  # seconds between receives on an empty queue
+# Seconds between receives on an empty queue: doubling from the first to the last while it stays empty, so that an
+# idle stack costs little and a message that arrives after a busy spell is taken at once.
+FIRST_PAUSE, LAST_PAUSE = 0.1, 1.0
 
 
 def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int:
@@ -38,8 +40,7 @@ def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int
             for message in messages
         ]
     }
-    with INVOCATION:
-        reply = handler_of(function)(event, LambdaContext(function.logical_id, str(uuid.uuid4())))
+    reply = run_function(function, event)
     failed = {item["itemIdentifier"] for item in (reply or {}).get("batchItemFailures", [])}
     for message in messages:
         if message["MessageId"] not in failed:
@@ -65,12 +66,18 @@ class QueuePollers:
             self._threads.append(thread)
 
     def _poll(self, queue_url: str, queue_arn: str, function: Function) -> None:
+        """Messages a function reports as failed (or all of a batch when it raises) are left to reappear after
+        the queue's visibility timeout, then to move to its dead-letter queue, as with Lambda's mapping."""
+        pause = FIRST_PAUSE
         while not self._stop.is_set():
             try:
-                if not deliver(self._sqs, queue_url, queue_arn, function):
-                    self._stop.wait(POLL_INTERVAL)
+                if deliver(self._sqs, queue_url, queue_arn, function):
+                    pause = FIRST_PAUSE
+                    continue
             except Exception:  # keep polling, as the event source mapping does
-                self._stop.wait(1)
+                LOG.exception("%s failed on a batch of its queue", function.logical_id)
+            self._stop.wait(pause)
+            pause = min(LAST_PAUSE, pause * 2)
 
     def stop(self, within: float = 0.3) -> None:
         """Stop polling; an invocation still running is left to end with the process (daemon threads)."""
@@ -96,8 +103,7 @@ def scheduled_event(function: Function) -> dict[str, Any]:
 
 
 def run_scheduled(function: Function) -> Any:
-    with INVOCATION:
-        return handler_of(function)(scheduled_event(function), LambdaContext(function.logical_id, str(uuid.uuid4())))
+    return run_function(function, scheduled_event(function))
 
 
 class Schedules:

@@ -1,5 +1,6 @@
 """Create the template's resources in an (emulated) AWS account, from template.yaml itself."""
 
+import json
 import re
 import secrets
 import string
@@ -42,9 +43,28 @@ def create_secrets(template: Template, secretsmanager: Any) -> None:
         secretsmanager.create_secret(Name=template.physical_name(logical_id), SecretString=value)
 
 
+# Queue properties of the template that are SQS attributes of the same name and change what a consumer sees.
+QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "MaximumMessageSize")
+
+
 def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
-    for logical_id in template.of_type("AWS::SQS::Queue"):
-        sqs.create_queue(QueueName=template.physical_name(logical_id))
+    """Queues with the template's visibility timeouts and retention, then their dead-letter queues: a message
+    received maxReceiveCount times moves to its dead-letter queue, as in AWS."""
+    queues = template.of_type("AWS::SQS::Queue")
+    for logical_id, spec in queues.items():
+        props = spec.get("Properties", {})
+        attributes = {name: template.resolve(props[name]) for name in QUEUE_ATTRIBUTES if name in props}
+        sqs.create_queue(QueueName=template.physical_name(logical_id), Attributes=attributes)
+    for logical_id, spec in queues.items():  # once every dead-letter queue exists
+        redrive = spec.get("Properties", {}).get("RedrivePolicy")
+        if redrive:
+            policy = {
+                "deadLetterTargetArn": template.resolve(redrive["deadLetterTargetArn"]),
+                "maxReceiveCount": int(template.resolve(redrive["maxReceiveCount"])),
+            }
+            sqs.set_queue_attributes(
+                QueueUrl=template.queue_url(logical_id), Attributes={"RedrivePolicy": json.dumps(policy)}
+            )
     for logical_id in template.of_type("AWS::SNS::Topic"):
         sns.create_topic(Name=template.physical_name(logical_id))
 
@@ -85,8 +105,14 @@ def create_state_machines(template: Template, stepfunctions: Any) -> None:
 
 def create_all(template: Template, clients: Any) -> None:
     """`clients(service)` gives a boto3 client of the emulated account."""
+    create_stores(template, clients)
+    create_state_machines(template, clients("stepfunctions"))
+
+
+def create_stores(template: Template, clients: Any) -> None:
+    """Everything but the state machines (whose emulator takes seconds to import): tables, secrets, queues and
+    topics, buckets."""
     create_tables(template, clients("dynamodb"))
     create_secrets(template, clients("secretsmanager"))
     create_queues_and_topics(template, clients("sqs"), clients("sns"))
     create_buckets(template, clients("s3"))
-    create_state_machines(template, clients("stepfunctions"))

@@ -12,11 +12,13 @@ from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
 from ott.audit import AuditLog
 from ott.auth.admin import create_user, register_client
+from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_records
 from ott.callers import Device, MachineClient, Operator
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
+from ott.config import load_settings
 from ott.nichecontent.intake import parse_add_file
 from ott.nichecontent.params import read_update
 from ott.nichecontent.service import add_item, update_status
@@ -45,25 +47,38 @@ DEMO_SERVICES = ("channels", "nichecontent", "tvguide", "launcher")
 
 
 def seed_demo(template: Template, dynamodb: Any, services: Collection[str] = DEMO_SERVICES) -> None:
-    """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs), with
-    `dynamodb`, the emulator's client."""
+    """The registry, the demo clients and users, and the demo data of `services` (tests name only theirs)."""
+    seed_registry_and_auth(template, dynamodb)
+    for service in DEMO_SERVICES:
+        if service in services:
+            seed_service(template, dynamodb, service, services)
+
+
+def seed_registry_and_auth(template: Template, dynamodb: Any) -> None:
+    """What every service needs first: the registry, and the demo clients and users."""
     database = DynamoDatabase(dynamodb)
     registry = DynamoRegistryStore(database, template.physical_name("RegistryTable"), reports_table="")
     registry.replace_catalog(compile_catalog(parse_catalog(demo_document("registry.yaml"))))
     seed_auth(auth_records(database, template.physical_name("AuthTable")))
-    if "channels" in services:
-        seed_channels(template, database)
-    if "nichecontent" in services:
-        niche = DynamoNicheStore(database, template.physical_name("NicheContentTable"))
-        seed_niche_content(niche, datetime.now(UTC))
+
+
+def seed_service(template: Template, dynamodb: Any, service: str, services: Collection[str]) -> None:
+    """The demo data of one of DEMO_SERVICES, after those before it; `services`: all that are loaded."""
+    database = DynamoDatabase(dynamodb)
     guide = DynamoGuideStore(database, template.physical_name("GuideTable"))
-    if "tvguide" in services:
+    if service == "channels":
+        seed_channels(template, database)
+    elif service == "nichecontent":
+        seed_niche_content(DynamoNicheStore(database, template.physical_name("NicheContentTable")), datetime.now(UTC))
+    elif service == "tvguide":
         seed_guide(guide, datetime.now(UTC).date())
-    if "launcher" in services:
+    elif service == "launcher":
         block = demo_document("launcher.yaml")
         if "tvguide" in services:
             bind_to_demo_guide(block, guide, datetime.now(UTC))
         seed_launcher(template, database, block)
+    else:
+        raise ValueError(f"no demo data for {service!r}")
 
 
 # The zone of 127.0.0.1 in the demo data: the demo block's telecast poster names a telecast of its guide.
@@ -99,8 +114,9 @@ def demo_api_keys() -> dict[str, str]:
 
 
 def seed_auth(store: RecordStore) -> None:
-    """The demo clients and users of local/demo/auth.yaml."""
+    """The demo clients and users of local/demo/auth.yaml, their passwords hashed at the auth policy's cost."""
     demo = demo_document("auth.yaml")
+    cost = load_settings(AuthPolicy).password_hash_cost
     for entry in demo["clients"]:
         register_client(
             store,
@@ -124,6 +140,7 @@ def seed_auth(store: RecordStore) -> None:
             contractor_id=entry.get("contractor_id"),
             territory_id=entry.get("territory_id"),
             staff_scopes=entry.get("staff_scopes", ()),
+            password_hash_cost=cost,
         )
 
 

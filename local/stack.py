@@ -1,4 +1,8 @@
-"""The local stack: moto's server as the AWS emulator, the template's resources, demo data, and the gateway."""
+"""The local stack: moto as the AWS emulator, the template's resources, demo data, and the gateway.
+
+It answers as soon as the registry and the demo accounts are in: the state machines and the other services' demo
+data follow in the background, and a request to a service still loading waits for it (`ServicesLoading`); the
+queue pollers, the schedules and operator commands (`--local`) start once everything is in."""
 
 import json
 import os
@@ -10,13 +14,15 @@ import urllib.request
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
-from local.announce import local_stack_file
+from local.announce import BANNER, local_stack_file
+from local.console import configure_console, log_level
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
+from local.moto_speedups import speed_up_step_functions
 from local.pollers import QueuePollers, Schedules
-from local.resources import create_all
-from local.seed import demo_api_keys, seed_demo
-from local.template import REGION, Template
+from local.resources import create_state_machines, create_stores
+from local.seed import DEMO_SERVICES, demo_api_keys, seed_registry_and_auth, seed_service
+from local.template import REGION, Function, Template
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
 
@@ -39,6 +45,35 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def service_of(function: Function) -> str:
+    """functions/<service>_<method>/ → service."""
+    return function.module.split(".")[1].split("_", 1)[0]
+
+
+# What the background start makes ready, in order: phone confirmation needs its state machine, the others their
+# demo data (the launcher's after the guide's).
+LOADING = ("phoneconfirm", *DEMO_SERVICES)
+
+
+class ServicesLoading:
+    """The services whose resources or demo data are still loading: a request to one of them waits."""
+
+    def __init__(self, services: tuple[str, ...]) -> None:
+        self._loaded = {service: threading.Event() for service in services}
+
+    def loaded(self, service: str) -> None:
+        self._loaded[service].set()
+
+    def all_loaded(self) -> None:
+        for event in self._loaded.values():
+            event.set()
+
+    def wait_for(self, function: Function) -> None:
+        loaded = self._loaded.get(service_of(function))
+        if loaded is not None:
+            loaded.wait()
+
+
 class LocalStack:
     def __init__(self, host: str = "127.0.0.1", port: int = 3000) -> None:
         self.host, self.port = host, port
@@ -49,21 +84,26 @@ class LocalStack:
         self._thread: threading.Thread | None = None
         self._pollers: QueuePollers | None = None
         self._schedules: Schedules | None = None
+        self._loading = ServicesLoading(LOADING)
+        self._started = threading.Event()
+        self._failure: BaseException | None = None
 
     def start(self) -> None:
-        """Start the emulator, create resources, load demo data, and serve HTTP in a background thread."""
+        """Start the emulator, create the resources, load what every service needs, and serve HTTP in a background
+        thread; the rest of the start goes on in another (`ready` says when it is over)."""
         self._start_emulator()
-        create_all(self.template, client)
-        self._load_demo_data()
-        self._pollers = QueuePollers(self.template, client("sqs"))
-        self._pollers.start()
-        self._schedules = Schedules(self.template)
-        self._schedules.start()
-        self._announce()
+        create_stores(self.template, client)
+        seed_registry_and_auth(self.template, client("dynamodb"))
         self._http = make_server(
             self.host,
             self.port,
-            Gateway(self.template, self.base_url, {"/_dev/outbox": outbox_route}, demo_api_keys()),
+            Gateway(
+                self.template,
+                self.base_url,
+                {"/_dev/outbox": outbox_route},
+                demo_api_keys(),
+                wait_for=self._loading.wait_for,
+            ),
             threaded=True,
             request_handler=GatewayRequestHandler,
         )
@@ -72,6 +112,35 @@ class LocalStack:
             target=lambda: server.serve_forever(poll_interval=0.1), name="gateway", daemon=True
         )
         self._thread.start()
+        threading.Thread(target=self._finish_start, name="start", daemon=True).start()
+
+    def _finish_start(self) -> None:
+        try:
+            # moto's Step Functions interpreter takes seconds to import: here, not within the first call, where it
+            # would hold the emulator's lock, and every request with it.
+            speed_up_step_functions()
+            create_state_machines(self.template, client("stepfunctions"))
+            self._loading.loaded("phoneconfirm")
+            for service in DEMO_SERVICES:
+                seed_service(self.template, client("dynamodb"), service, DEMO_SERVICES)
+                self._loading.loaded(service)
+            self._pollers = QueuePollers(self.template, client("sqs"))
+            self._pollers.start()
+            self._schedules = Schedules(self.template)
+            self._schedules.start()
+            self._announce()
+        except BaseException as failure:  # handed to the main thread by `ready`
+            self._failure = failure
+            self._loading.all_loaded()  # nobody waits for what will not come
+        finally:
+            self._started.set()
+
+    def ready(self, within: float) -> bool:
+        """Whether the whole start is over, waiting at most `within` seconds; raises what made it fail."""
+        over = self._started.wait(within)
+        if self._failure is not None:
+            raise RuntimeError("the local stack failed to start") from self._failure
+        return over
 
     def _announce(self) -> None:
         """Operator commands given `--local` find this stack's emulator by the PORT it serves on."""
@@ -97,9 +166,10 @@ class LocalStack:
         self._emulator = Emulator()
         self._emulator.start()
         endpoint = self._emulator.url
+        self._emulator.answer_this_process()
+        os.environ.pop("AWS_ENDPOINT_URL", None)
         os.environ.update(
             {
-                "AWS_ENDPOINT_URL": endpoint,
                 "AWS_ACCESS_KEY_ID": "local",
                 "AWS_SECRET_ACCESS_KEY": "local",
                 "AWS_DEFAULT_REGION": REGION,
@@ -107,6 +177,7 @@ class LocalStack:
                 **self.template.environment(),
             }
         )
+        configure_console(log_level(os.environ["POWERTOOLS_LOG_LEVEL"]))
         switch_on = urllib.request.Request(  # noqa: S310 - the emulator on loopback
             f"{endpoint}/moto-api/config", data=json.dumps(EMULATOR_CONFIG).encode(), method="POST"
         )
@@ -114,13 +185,10 @@ class LocalStack:
         reset_clients()
         reset_settings()
 
-    def _load_demo_data(self) -> None:
-        seed_demo(self.template, client("dynamodb"))
-
     def banner(self) -> str:
         prefixes = sorted({route.path.split("/")[1] for f in self.template.functions() for route in f.routes})
         lines = [
-            f"OTT platform local stack on {self.base_url}",
+            f"{BANNER} {self.base_url}",
             f"  OpenAPI document: {self.base_url}/openapi.json",
             "  services:",
             *[f"    {self.base_url}/{prefix}/" for prefix in prefixes],
@@ -140,6 +208,8 @@ class LocalStack:
             f"       curl -H 'x-api-key: demo-encoder-key' '{self.base_url}/1/niche-content/list.json?p=1'",
             "  phone confirmation: fake providers; 7999000000[1-5] choose what happens (README);",
             f"               what they sent: {self.base_url}/_dev/outbox?phone=79990000002",
+            "  console: a line per request (method, path, status, time, the function that answered);",
+            "           make run LOG_LEVEL=DEBUG adds the functions' debug logs and their metrics",
             "Ctrl-C stops everything.",
         ]
         return "\n".join(lines)

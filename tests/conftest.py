@@ -10,6 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from local.moto_speedups import speed_up_dynamodb, speed_up_step_functions
 from local.stack import EMULATOR_CONFIG
 from local.template import REGION, Template
 
@@ -24,6 +25,12 @@ os.environ.update(
 os.environ.pop("AWS_ENDPOINT_URL", None)
 TEMPLATE = Template()
 os.environ.update(TEMPLATE.environment())
+# Passwords hashed at a low scrypt cost (the local stacks the tests start inherit it): a sign-in verified at
+# production's took a seventh of a second; tests/unit/test_auth_login.py proves production's.
+os.environ["PASSWORD_HASH_COST"] = "16"
+
+# The emulated accounts' DynamoDB answers as moto's does, faster (local/moto_speedups.py; its contract test compares).
+speed_up_dynamodb()
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -58,6 +65,7 @@ def emulated_account() -> Iterator[None]:
         boto3.DEFAULT_SESSION = shared_boto3_session()  # mock_aws puts the one before it back on leaving
         reset_clients()
         reset_settings()
+        speed_up_step_functions()
         create_all(TEMPLATE, client)
         yield
     reset_clients()
@@ -83,8 +91,13 @@ KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of tests/local talks to a local stack: marked `local` (`make test-fast` leaves them out)."""
+
     def kind(item: pytest.Item) -> int:
         folder = item.path.parent.name
         return KINDS_SLOWEST_FIRST.index(folder) if folder in KINDS_SLOWEST_FIRST else len(KINDS_SLOWEST_FIRST)
 
+    for item in items:
+        if item.path.parent.name == "local":
+            item.add_marker(pytest.mark.local)
     items.sort(key=kind)

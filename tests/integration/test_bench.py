@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 TABLE_ROW = re.compile(r"^.{40} +\d+  \S")
@@ -21,6 +23,7 @@ def test_the_benchmarks_import_nothing_from_the_tests():
     assert imported and not {name for name in imported if name.split(".")[0] == "tests"}
 
 
+@pytest.mark.slow
 def test_the_dynamodb_table_is_all_the_benchmark_prints():
     # The functions run in-process there: Powertools' metric lines and logs must not land between the rows.
     run = subprocess.run(

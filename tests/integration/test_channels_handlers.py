@@ -84,6 +84,7 @@ def test_before_any_load_the_reply_is_404_and_there_is_nothing_to_roll_back(aws,
     assert "nothing has been loaded yet" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [10, 1000])
 def test_two_dynamodb_calls_whatever_the_number_of_channels_and_one_when_warm(aws, tmp_path, count):
     assert load(write(tmp_path, "many.yaml", configuration(count))) == 0
@@ -97,6 +98,7 @@ def test_two_dynamodb_calls_whatever_the_number_of_channels_and_one_when_warm(aw
     assert calls == {"GetItem": 1}
 
 
+@pytest.mark.slow
 def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp_path, monkeypatch):
     monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)  # the 1,000-channel reply compresses to ~25 KB
     load(write(tmp_path, "many.yaml", configuration(1000)))
@@ -115,6 +117,7 @@ def test_a_configuration_over_one_item_is_chunked_and_read_in_one_batch(aws, tmp
     assert calls == {"GetItem": 1, "BatchGetItem": 1}
 
 
+@pytest.mark.slow
 def test_a_version_missing_a_chunk_is_503_never_a_partial_configuration(aws, tmp_path, monkeypatch):
     monkeypatch.setattr(channel_storage, "CHUNK_BYTES", 4096)
     load(write(tmp_path, "many.yaml", configuration(1000)))
@@ -218,6 +221,7 @@ def test_rollback_restores_the_previous_version_and_a_named_one(aws, tmp_path, c
     assert "version 9 is not kept; kept: 1, 2, 3" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_part(
     aws, tmp_path, capsys, monkeypatch
 ):
@@ -274,6 +278,7 @@ def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_
     assert len(listed) == 1 + results.count(0)  # a losing load keeps no version behind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", sorted((SHARED_DATA / "m3u").glob("*.m3u")), ids=lambda path: path.name)
 def test_every_m3u_sample_converts_into_a_file_that_loads(aws, tmp_path, capsys, sample):
     converted = tmp_path / "converted.yaml"

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+import pytest
+
 from local.seed import seed_demo
 from ott.aws import client
 from tests.conftest import TEMPLATE, emulated_account
@@ -31,6 +33,7 @@ def shapes(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[str,
     return {name: sorted(tuple(sorted(item)) for item in items) for name, items in tables.items()}
 
 
+@pytest.mark.slow
 def test_a_later_test_gets_what_seed_demo_writes_and_its_own_copy():
     registry = TEMPLATE.physical_name("RegistryTable")
     with emulated_account():

@@ -57,6 +57,7 @@ def test_upload_is_imported_through_the_queue(aws):
     assert zone is not None and zone.timezone == "Europe/Moscow" and zone.geo == ["Europe/Moscow"]
 
 
+@pytest.mark.slow
 def test_reimport_changes_nothing(aws):
     data = (XMLTV / "tv.yandex.ru_ru_2021-03-11_utc.xml").read_bytes()
     upload("World/Anywhere/first.xml", data)
@@ -100,6 +101,7 @@ def test_newer_file_replaces_only_the_days_and_channels_it_covers(aws):
     assert [t.start for t in other[date(2024, 12, 2)]] == [datetime(2024, 12, 2, 10, tzinfo=UTC)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["tvplus.com.tr_2024-12.xml"])
 def test_the_object_is_streamed_not_read_whole(aws, name, monkeypatch):
     """lxml pulls the body in chunks: no read() without a size, none larger than a buffer."""

@@ -6,6 +6,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance, unsupported_method
 
+pytestmark = pytest.mark.slow  # schemathesis sends hundreds of requests
+
 API = schemathesis.pytest.from_fixture("api_schema")
 
 

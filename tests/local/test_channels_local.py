@@ -79,6 +79,7 @@ def test_etag_and_304_over_http(stack):
     assert other.status_code == 200
 
 
+@pytest.mark.slow
 def test_a_load_with_local_is_served_and_rolled_back(stack, tmp_path):
     before = requests.get(f"{stack.url}/channels", headers=STREAM_AUTH_KEY, timeout=10)
     document = yaml.safe_load((ROOT / "local" / "demo" / "channels.yaml").read_text(encoding="utf-8"))

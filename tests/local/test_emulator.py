@@ -1,5 +1,6 @@
 """The local stack's AWS emulator, called from many threads at once as the gateway's handlers, the queue
-pollers and moto's Step Functions executions call it."""
+pollers and moto's Step Functions executions call it: over HTTP, as other processes call it, and in-process, as
+the clients of the stack's own process call it."""
 
 from collections import Counter
 from collections.abc import Iterator
@@ -16,18 +17,20 @@ TABLE = "EmulatorConcurrencyTable"
 CALLS = 400
 
 
-@pytest.fixture
-def dynamodb() -> Iterator[object]:
+@pytest.fixture(params=["over HTTP", "in-process"])
+def dynamodb(request: pytest.FixtureRequest) -> Iterator[object]:
     emulator = Emulator()
     emulator.start()
     client = boto3.client(
         "dynamodb",
-        endpoint_url=emulator.url,
+        endpoint_url=emulator.url if request.param == "over HTTP" else None,
         region_name=REGION,
         aws_access_key_id="local",
         aws_secret_access_key="local",
         config=Config(retries={"max_attempts": 0}, max_pool_connections=16),
     )
+    if request.param == "in-process":
+        client.meta.events.register("before-send", emulator.in_process)
     client.create_table(
         TableName=TABLE,
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -41,6 +44,7 @@ def dynamodb() -> Iterator[object]:
         emulator.stop()
 
 
+@pytest.mark.slow
 def test_concurrent_writes_and_failing_transactions_neither_fail_nor_lose_writes(dynamodb):
     # moto rolls a cancelled transaction back to a copy of the table it took before: a write made meanwhile
     # by another thread was lost, and copying while another thread wrote answered 500.

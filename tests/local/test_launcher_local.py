@@ -158,6 +158,7 @@ def test_clicks_sent_by_the_operator_command_reach_the_statistics_through_the_qu
     assert refused.returncode == 2 and "nothing sent" in refused.stderr
 
 
+@pytest.mark.slow
 def test_load_check_moderate_with_local(stack, tmp_path):
     from tests.conftest import ROOT
 

@@ -1,5 +1,6 @@
 """`make run`: the registry served over real HTTP from template.yaml's routes, with demo data."""
 
+import re
 import signal
 import socket
 import time
@@ -21,6 +22,44 @@ def test_the_banner_names_the_base_url_and_every_service(stack):
     banner = stack.output.read_text()
     assert f"OTT platform local stack on {stack.url}" in banner
     assert f"{stack.url}/registry/" in banner
+
+
+def raw_get(url: str, target: bytes) -> requests.Response:
+    """A GET whose request line carries `target` byte for byte, as curl sends a URL typed with Cyrillic in it
+    (requests would percent-encode it)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        reply = b"".join(iter(lambda: connection.recv(65536), b""))
+    head, _, body = reply.partition(b"\r\n\r\n")
+    answer = requests.Response()
+    answer.status_code = int(head.split()[1])
+    answer._content = body
+    return answer
+
+
+def test_raw_utf8_in_a_query_is_read_as_api_gateway_reads_it(stack):
+    """The README's own example: `territories.xml?q=королев` typed as is finds Королёв, as the percent-encoded
+    query does (the request line reached the gateway as latin-1 and found nothing)."""
+    encoded = requests.get(
+        f"{stack.url}/registry/2/territories.json?q=%D0%BA%D0%BE%D1%80%D0%BE%D0%BB%D0%B5%D0%B2&parents=2", timeout=30
+    )
+    raw = raw_get(stack.url, "/registry/2/territories.json?q=королев&parents=2".encode())
+    assert raw.status_code == encoded.status_code == 200
+    assert raw.json() == encoded.json()
+    assert [territory["name"] for territory in raw.json()["territories"]] == ["Королёв"]
+    xml = raw_get(stack.url, "/registry/2/territories.xml?q=королев&parents=2".encode())
+    assert "<name>Королёв</name>" in xml.content.decode()
+
+
+def test_the_console_prints_a_line_per_request_and_no_metrics_unless_asked(stack):
+    requests.get(f"{stack.url}/registry/2/whereami.json", timeout=30)
+    requests.get(f"{stack.url}/nowhere/at-all", timeout=30)
+    console = stack.output.read_text()
+    whereami = next(f.logical_id for f in TEMPLATE.functions() if f.module == "functions.registry_whereami.app")
+    assert re.search(rf"^GET /registry/2/whereami\.json 200 \d+ ms {whereami}$", console, re.MULTILINE)
+    assert re.search(r"^GET /nowhere/at-all 404 \d+ ms gateway MISSING_AUTHENTICATION_TOKEN$", console, re.MULTILINE)
+    assert '"_aws"' not in console  # CloudWatch metric blobs: only with LOG_LEVEL=DEBUG
 
 
 def test_whereami_maps_the_local_machine_to_the_demo_contractor(stack):
@@ -45,7 +84,8 @@ def test_every_reply_carries_a_date_header(stack):
 
 def test_known_info_over_http_in_xml(tmp_path):
     # A stack of its own: knownInfo is limited per address, and on the shared stack every test is 127.0.0.1.
-    stack = start_stack(tmp_path / "output.log")
+    # The registry loads first: it answers before the other services are in.
+    stack = start_stack(tmp_path / "output.log", loaded=False)
     try:
         body = "<KnownInfo><contractorName>Новый</contractorName><parentTerritoryId>1</parentTerritoryId></KnownInfo>"
         reply = requests.post(f"{stack.url}/registry/2/knownInfo.xml", data=body.encode(), timeout=10)
@@ -64,7 +104,8 @@ def test_the_openapi_document_is_valid_and_covers_every_route(stack):
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_or_sigterm_stops_everything_within_two_seconds(tmp_path, signal_number):
-    stack = start_stack(tmp_path / "output.log")
+    # As soon as it answers: the other services' demo data are loading meanwhile, and the stop waits for none.
+    stack = start_stack(tmp_path / "output.log", loaded=False)
     port = int(stack.url.rsplit(":", 1)[1])
     assert stack.stop(signal_number, timeout=2) == 0  # the issue's bound: raises TimeoutExpired beyond it
     with socket.socket() as probe:
@@ -140,8 +181,9 @@ def test_nothing_of_dev_is_in_the_deployed_template():
 
 
 def test_concurrent_requests_never_get_a_server_error(tmp_path):
-    # A stack of its own, with room for 50 anonymous accounts: here every client is 127.0.0.1.
-    stack = start_stack(tmp_path / "output.log", ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR="1000")
+    # A stack of its own, with room for 50 anonymous accounts: here every client is 127.0.0.1. The demo accounts
+    # load first: it answers before the other services are in.
+    stack = start_stack(tmp_path / "output.log", loaded=False, ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR="1000")
     form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 
     def grant(_: int) -> requests.Response:

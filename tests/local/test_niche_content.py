@@ -5,6 +5,7 @@ import json
 import time
 
 import boto3
+import pytest
 import requests
 
 from local.announce import local_stack_file
@@ -66,6 +67,7 @@ def test_a_malformed_page_is_400_in_json(stack):
     assert reply.json()["error"] == "bad_request"
 
 
+@pytest.mark.slow
 def test_the_whole_life_of_an_item(stack, tmp_path):
     items = tmp_path / "items.yaml"
     items.write_text("items:\n  - id: local-life-1\n    source_url: https://source.example/life-1.mov\n")
@@ -99,6 +101,7 @@ def test_the_whole_life_of_an_item(stack, tmp_path):
     assert history[-1].endswith(link)
 
 
+@pytest.mark.slow
 def test_a_failed_item_is_retried_by_the_operator(stack, tmp_path):
     items = tmp_path / "items.json"
     items.write_text('{"items": [{"id": "local-fail-1", "source_url": "https://source.example/fail-1.mov"}]}')

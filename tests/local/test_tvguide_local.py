@@ -18,6 +18,8 @@ from lxml import etree
 
 from tests.conftest import ROOT, SHARED_DATA
 
+pytestmark = pytest.mark.slow  # every real guide imported through the stack
+
 XMLTV = SHARED_DATA / "xmltv"
 # Each guide into a zone of its own, in a time zone of its own (London has DST, Istanbul none).
 GUIDES = {

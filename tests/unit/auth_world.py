@@ -2,6 +2,7 @@
 user."""
 
 from datetime import UTC, datetime
+from typing import Any
 
 from ott.auth import device
 from ott.auth.admin import create_user, register_client
@@ -18,6 +19,9 @@ from tests.stores import auth_store, name
 
 REDIRECT = "http://127.0.0.1:8765/callback"
 SECRET = "demo-tv-secret"
+# Passwords are hashed at a low scrypt cost here (test_auth_login proves production's): at production's, the
+# brute-force tests' hundred sign-ins took 42 s.
+TEST_PASSWORD_HASH_COST = 2**4
 
 
 class World:
@@ -25,12 +29,14 @@ class World:
         self.clock = Clock()
         self.database = memory_database(self.clock)
         self.store = auth_store(self.database)
-        self.policy = AuthPolicy.model_validate(policy)
+        self.policy = AuthPolicy.model_validate({"password_hash_cost": TEST_PASSWORD_HASH_COST, **policy})
         self.keys = AuthKeys.derive("unit-test-master-key")
         register_client(self.store, "demo-tv", "Demo TV", GRANTS, [REDIRECT], secret=SECRET)
-        self.user_id = create_user(
-            self.store, "demo@example.com", "demo-password", cid=7, confirmed_phone="79990000001"
-        )
+        self.user_id = self.create_user("demo@example.com", "demo-password", cid=7, confirmed_phone="79990000001")
+
+    def create_user(self, username: str, password: str, **details: Any) -> int:
+        """A personal account, its password hashed at the policy's cost."""
+        return create_user(self.store, username, password, password_hash_cost=self.policy.password_hash_cost, **details)
 
     @property
     def now(self) -> datetime:

@@ -31,9 +31,7 @@ def test_no_panel_ruid_for_anonymous_accounts_or_without_a_phone():
     world = World(PANEL_RUID_GENERATION_DISABLED="false")
     anonymous_id = world.access(world.anonymous()).account_id
     assert info(world, anonymous_id).panel_ruid is None
-    from ott.auth.admin import create_user
-
-    without_phone = create_user(world.store, "nophone@example.com", "long-password")
+    without_phone = world.create_user("nophone@example.com", "long-password")
     assert info(world, without_phone).panel_ruid is None
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from ott.auth.login import LoginLocked, NoRedirect, WrongCredentials, sign_in, trusted_redirect, with_params
 from ott.auth.records import Client
+from tests.conftest import TEMPLATE
 from tests.unit.auth_world import REDIRECT, World
 
 
@@ -119,3 +120,33 @@ def test_a_success_takes_back_its_own_count(world):
     fail(world, 3)
     with pytest.raises(LoginLocked):
         attempt(world, "demo-password")
+
+
+def test_production_hashes_passwords_at_the_policys_cost_and_checks_unknown_users_at_it_too(monkeypatch):
+    """The other tests hash at a low cost (auth_world): production's is the auth policy's default, scrypt's
+    N = 2**15, for new hashes and for the dummy hash an unknown user's password is checked against, so that a login
+    for an unknown user costs what a wrong password does."""
+    from ott.auth import crypto
+    from ott.auth.policy import AuthPolicy
+    from ott.auth.records import Credentials
+
+    production = AuthPolicy()  # what the functions read: the template sets no cost of its own
+    assert production.password_hash_cost == 2**15
+    assert not any("PASSWORD_HASH_COST" in function.environment for function in TEMPLATE.functions())
+    world = World(password_hash_cost=production.password_hash_cost)
+    stored = world.store.get(Credentials, "demo@example.com").password_hash
+    assert stored.startswith("scrypt$32768$8$1$")
+    costs = []
+    real_scrypt = crypto._scrypt
+
+    def measured(password, salt, n, r, p):
+        costs.append(n)
+        return real_scrypt(password, salt, n, r, p)
+
+    monkeypatch.setattr(crypto, "_scrypt", measured)
+    assert attempt(world, "demo-password")
+    fail(world, 1)
+    fail(world, 1, username="ghost@example.com")
+    assert costs == [2**15, 2**15, 2**15]
+    with pytest.raises(ValueError, match="power of two"):
+        AuthPolicy(password_hash_cost=1000)

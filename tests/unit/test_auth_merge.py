@@ -106,9 +106,7 @@ def test_a_personal_accounts_token_is_never_a_merge_source(world):
 
 
 def test_personal_into_personal_is_refused_and_changes_nothing(world):
-    from ott.auth.admin import create_user
-
-    other_id = create_user(world.store, "other@example.com", "other-password")
+    other_id = world.create_user("other@example.com", "other-password")
     set_tree(world, other_id, {"x": 1})
     set_tree(world, world.user_id, {"y": 2})
     from ott.auth.login import sign_in

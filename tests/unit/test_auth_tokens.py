@@ -263,14 +263,10 @@ def test_using_an_anonymous_account_pushes_its_expiry_forward_with_its_tree_and_
 
 def staff_world() -> World:
     """The staff console's client and a moderator living in territory 3 of contractor 1."""
-    from ott.auth.admin import create_user
-
     world = World()
     scopes = ["account", "launcher_moderation"]
     register_client(world.store, "demo-staff", "Staff", ["refresh_token"], [REDIRECT], scopes, secret="s")
-    create_user(
-        world.store, "mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=scopes[1:]
-    )
+    world.create_user("mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=scopes[1:])
     return world
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from ott.audit import entry
-from ott.auth.admin import create_user, register_client
+from ott.auth.admin import register_client
 from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
@@ -304,8 +304,8 @@ def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_h
     register_client(
         world.store, "demo-staff", "Staff", ["authorization_code"], [REDIRECT], ["account", MODERATOR_SCOPE], secret="s"
     )
-    create_user(
-        world.store, "mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=[MODERATOR_SCOPE]
+    world.create_user(
+        "mod@example.com", "moderator-pw", contractor_id=1, territory_id=3, staff_scopes=[MODERATOR_SCOPE]
     )
     staff = world.store.get(Client, "demo-staff")
 
@@ -324,7 +324,7 @@ def test_only_staff_accounts_get_the_staff_scope_and_tokens_carry_the_accounts_h
     subscriber = sign_in_as("demo@example.com", "demo-password")
     assert subscriber["scope"] == "account" and "contractorId" not in subscriber
     with pytest.raises(InvalidInput):
-        create_user(world.store, "x@example.com", "password1", staff_scopes=["account"])
+        world.create_user("x@example.com", "password1", staff_scopes=["account"])
 
 
 def test_in_a_moderators_view_count_hash_counts_the_publics_snapshot_of_that_place(launcher, store):

@@ -85,6 +85,7 @@ def test_parents_are_nested_from_the_stored_lineage(store):
     assert korolev.parent.territory_id == 4 and korolev.parent.parent is None
 
 
+@pytest.mark.slow
 def test_a_name_prefix_matching_more_than_a_filter_may_examine_asks_to_narrow():
     store = big_world(MAX_MATCHES + 1)
     with pytest.raises(InvalidInput, match=f"more than {MAX_MATCHES} territory names match: narrow the query"):

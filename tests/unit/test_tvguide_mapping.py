@@ -79,6 +79,7 @@ def test_start_and_duration_are_those_of_the_file(name):
     assert all(t.start.tzinfo == UTC for t in imported.telecasts)
 
 
+@pytest.mark.slow
 def test_reimporting_gives_the_same_ids_and_another_zone_other_telecast_ids():
     first, again, elsewhere = import_file(TURKISH), import_file(TURKISH), import_file(TURKISH, zone="Europe/Istanbul")
     assert [t.id for t in first.telecasts] == [t.id for t in again.telecasts]

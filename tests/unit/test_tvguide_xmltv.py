@@ -294,6 +294,7 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["after the last programme", "nested in another element"])
 def test_elements_foreign_to_xmltv_do_not_pile_up_in_memory(layout):
     """40 MB of elements the guide has no use for: kept, they would take about twice that."""

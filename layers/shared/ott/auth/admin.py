@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ott.accounts import ConfirmedPhone
-from ott.auth.crypto import hash_password, token_hash
+from ott.auth.crypto import SCRYPT_N, hash_password, token_hash
 from ott.auth.policy import DEFAULT_SCOPES, GRANTS, PUBLIC_CLIENT_GRANTS, SCOPES, STAFF_SCOPES
 from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
@@ -73,10 +73,12 @@ def create_user(
     contractor_id: int | None = None,
     territory_id: int | None = None,
     staff_scopes: Iterable[str] = (),
+    password_hash_cost: int = SCRYPT_N,
 ) -> int:
     """A personal account with its login, and an empty data tree; return the account id. `contractor_id`
     and `territory_id` (the registry's) say whose subscriber the account is and where it lives; `staff_scopes`
-    are the staff scopes (the launcher's moderators') its sign-ins may carry through a client that has them."""
+    are the staff scopes (the launcher's moderators') its sign-ins may carry through a client that has them;
+    `password_hash_cost`: scrypt's N (the auth policy's)."""
     if problems := unsafe_text({"username": username}):
         raise InvalidInput("; ".join(problems))
     if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", username) or len(username) > 254:
@@ -86,9 +88,10 @@ def create_user(
     if unknown := set(staff_scopes) - STAFF_SCOPES:
         raise InvalidInput(f"not staff scopes: {sorted(unknown)}")
     account_id = new_account_id()
+    password_hash = hash_password(password, password_hash_cost)
     store.commit(
         [
-            created(Credentials(username=username, account_id=account_id, password_hash=hash_password(password))),
+            created(Credentials(username=username, account_id=account_id, password_hash=password_hash)),
             created(
                 Account(
                     account_id=account_id,

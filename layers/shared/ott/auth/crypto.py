@@ -6,7 +6,9 @@ import hmac
 import secrets
 
 TOKEN_BYTES = 32  # 256 bits for access and refresh tokens, codes and device codes
-SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1  # 32 MiB per hash: memory-hard against GPU guessing
+# scrypt: N = 2**15 with r = 8 is 32 MiB per hash, memory-hard against GPU guessing. N is the cost a password is
+# hashed at (the auth policy's password_hash_cost: tests lower it); a hash carries its parameters for verifying.
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 
 
 def new_token() -> str:
@@ -37,10 +39,10 @@ def same(left: str, right: str) -> bool:
     return hmac.compare_digest(left.encode("utf-8"), right.encode("utf-8"))
 
 
-def hash_password(password: str) -> str:
+def hash_password(password: str, cost: int = SCRYPT_N) -> str:
     salt = secrets.token_bytes(16)
-    digest = _scrypt(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${_b64(salt)}${_b64(digest)}"
+    digest = _scrypt(password, salt, cost, SCRYPT_R, SCRYPT_P)
+    return f"scrypt${cost}${SCRYPT_R}${SCRYPT_P}${_b64(salt)}${_b64(digest)}"
 
 
 def verify_password(password: str, stored: str) -> bool:
@@ -54,8 +56,10 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(computed, base64.b64decode(digest))
 
 
-# Verifying against this keeps the time of a login for an unknown user equal to that of a wrong password.
-DUMMY_PASSWORD_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="  # noqa: S105 - a hash of nothing
+def dummy_password_hash(cost: int) -> str:
+    """A hash of nothing at `cost`: verifying against it keeps the time of a login for an unknown user equal to
+    that of a wrong password."""
+    return f"scrypt${cost}${SCRYPT_R}${SCRYPT_P}${_b64(bytes(16))}${_b64(bytes(32))}"
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:

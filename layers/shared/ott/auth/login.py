@@ -4,7 +4,7 @@ import re
 from datetime import datetime
 from urllib.parse import urlencode, urlsplit
 
-from ott.auth.crypto import DUMMY_PASSWORD_HASH, new_token, token_hash, verify_password
+from ott.auth.crypto import dummy_password_hash, new_token, token_hash, verify_password
 from ott.auth.policy import AuthPolicy
 from ott.auth.records import AuthorizationCode, Client, Credentials, LoginAttempts
 from ott.auth.store import AuthStore
@@ -149,7 +149,8 @@ def sign_in(
     reserve_attempt(store, policy, user, now)
     credentials = store.get(Credentials, user) if username else None
     # An unknown user costs the same scrypt time as a wrong password.
-    valid = verify_password(password, credentials.password_hash if credentials else DUMMY_PASSWORD_HASH)
+    stored = credentials.password_hash if credentials else dummy_password_hash(policy.password_hash_cost)
+    valid = verify_password(password, stored)
     if credentials is None or not valid:
         raise WrongCredentials("wrong login or password")
     take_back_attempt(store, user, now)

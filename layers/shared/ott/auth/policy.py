@@ -4,6 +4,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator
 
+from ott.auth.crypto import SCRYPT_N
 from ott.config import EnvSettings
 from ott.staff import SCOPES as STAFF_SCOPE_OF_AREA
 
@@ -30,10 +31,20 @@ class AuthPolicy(EnvSettings):
     login_free_failures: int = 5
     login_max_delay: int = 900
     login_failures_per_hour: int = 100
+    # scrypt's N for new password hashes and for the dummy hash an unknown user's password is checked against
+    # (the tests lower it; the template sets none).
+    password_hash_cost: int = Field(SCRYPT_N, alias="PASSWORD_HASH_COST")
     # Grants the operator switched off for every client: answered with unsupported_grant_type (spec rule 7.A.1).
     disabled_grants: tuple[str, ...] = Field((), alias="DISABLED_GRANTS")
     # The spec's switch: generation is off while this is unset or "true".
     panel_ruid_generation_disabled: str | None = Field(None, alias="PANEL_RUID_GENERATION_DISABLED")
+
+    @field_validator("password_hash_cost")
+    @classmethod
+    def _power_of_two(cls, value: int) -> int:
+        if value < 2 or value & (value - 1):
+            raise ValueError("scrypt's N is a power of two above 1")
+        return value
 
     @field_validator("disabled_grants", mode="before")
     @classmethod
