@@ -55,7 +55,9 @@ def report_channel_calls() -> int:
     from local.metering import counting_calls
     from local.moto_speedups import speed_up_dynamodb
     from local.resources import create_all
+    from ott.audit import AuditLog
     from ott.aws import client, reset_clients
+    from ott.callers import Operator
     from ott.channels import store as storage
     from ott.channels.service import publish
     from ott.channels.validation import validate_configuration
@@ -71,9 +73,11 @@ def report_channel_calls() -> int:
         reset_settings()
         create_all(template, client)
         handler = importlib.import_module("functions.channels_list.app").lambda_handler
-        channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"))
+        audit = AuditLog(dynamo_database(), template.physical_name("AuditTable"), 1)
+        channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"), audit)
         for count in SIZES:
-            info = publish(channel_store, validate_configuration(configuration(count)), "bench", datetime.now(UTC))
+            valid = validate_configuration(configuration(count))
+            info = publish(channel_store, valid, "bench", Operator("bench"), datetime.now(UTC))
             for state in ("cold", "warm"):
                 if state == "cold":
                     storage.forget_read_replies()

@@ -97,8 +97,9 @@ def bind_to_demo_guide(block: dict[str, Any], guide: DynamoGuideStore, now: date
 
 def seed_channels(template: Template, database: Database) -> None:
     """The demo channel configuration (local/demo/channels.yaml) as its first version."""
-    store = DynamoChannelStore(database, template.physical_name("ChannelsTable"))
-    publish(store, validate_configuration(demo_document("channels.yaml")), "channels.yaml", datetime.now(UTC))
+    store = DynamoChannelStore(database, template.physical_name("ChannelsTable"), demo_audit_log(template, database))
+    valid = validate_configuration(demo_document("channels.yaml"))
+    publish(store, valid, "channels.yaml", DEMO_OPERATOR, datetime.now(UTC))
 
 
 def demo_audit_log(template: Template, database: Database) -> AuditLog:

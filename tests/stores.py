@@ -23,6 +23,11 @@ def name(logical_id: str) -> str:
     return TEMPLATE.physical_name(logical_id)
 
 
+def audit_log(database: Database) -> AuditLog:
+    """The audit trail, entries kept as long as the template's default says."""
+    return AuditLog(database, name("AuditTable"), int(TEMPLATE.document["Parameters"]["AuditRetentionDays"]["Default"]))
+
+
 def auth_store(database: Database) -> DynamoRecordStore:
     return auth_records(database, name("AuthTable"))
 
@@ -45,16 +50,11 @@ def loaded_registry(database: Database, snapshot: CatalogSnapshot) -> DynamoRegi
 
 
 def channel_store(database: Database) -> DynamoChannelStore:
-    return DynamoChannelStore(database, name("ChannelsTable"))
+    return DynamoChannelStore(database, name("ChannelsTable"), audit_log(database))
 
 
 def niche_store(database: Database) -> DynamoNicheStore:
     return DynamoNicheStore(database, name("NicheContentTable"))
-
-
-def audit_log(database: Database) -> AuditLog:
-    """The audit trail, entries kept as long as the template's default says."""
-    return AuditLog(database, name("AuditTable"), int(TEMPLATE.document["Parameters"]["AuditRetentionDays"]["Default"]))
 
 
 def launcher_store(database: Database, *, with_registry: bool = False) -> "DynamoLauncherStore":

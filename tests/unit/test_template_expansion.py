@@ -92,6 +92,33 @@ FUNCTIONS = {
         {"CHANNELS_TABLE": "ChannelsTable", "CHANNELS_API_KEY_IDS": "StreamAuthorizationApiKey"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
     ),
+    "ChannelsStaffDiffFunction": (
+        ["GET /staff/channels/diff.json"],
+        {"CHANNELS_TABLE": "ChannelsTable"},
+        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:Query"},
+    ),
+    "ChannelsStaffLoadFunction": (
+        ["POST /staff/channels/load.json"],
+        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
+        {
+            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
+            "dynamodb:Query dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "ChannelsStaffRollbackFunction": (
+        ["POST /staff/channels/rollback.json"],
+        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
+        {
+            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "ChannelsStaffVersionsFunction": (
+        ["GET /staff/channels/versions.json"],
+        {"CHANNELS_TABLE": "ChannelsTable"},
+        {"ChannelsTable": "dynamodb:GetItem dynamodb:Query"},
+    ),
     "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
     "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),
     "GuideIdbytitleFunction": (["GET /tvguide/2/idbytitle.json", "GET /tvguide/2/idbytitle.xml"], *GUIDE_READER),
@@ -163,6 +190,24 @@ FUNCTIONS = {
         {
             "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
             "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+        },
+    ),
+    "NicheContentStaffItemFunction": (
+        ["GET /staff/niche-content/item.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
+        {"NicheContentTable": "dynamodb:GetItem"},
+    ),
+    "NicheContentStaffQueueFunction": (
+        ["GET /staff/niche-content/queue.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
+        {"NicheContentTable": "dynamodb:Query", "${NicheContentTable.Arn}/index/attention": "dynamodb:Query"},
+    ),
+    "NicheContentStaffRetryFunction": (
+        ["POST /staff/niche-content/retry.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable", **AUDITED},
+        {
+            "NicheContentTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
         },
     ),
     "NicheContentIntakeFunction": (

@@ -93,10 +93,6 @@ class AuditLog:
         }
         return PutItem(self._table, item, attr("pk").not_exists())
 
-    def write(self, audited: AuditEntry) -> None:
-        """An entry on its own, for a change that is not one write of ours (an upload another service takes in)."""
-        self._database.write(self.record(audited))
-
     def entries(self, area: Area, limit: int, before: str | None = None) -> AuditPage:
         """An area's entries newest first, `limit` at most, those older than `before` (a page's `next`)."""
         older = attr("sk").lt(before) if before else None
