@@ -186,6 +186,17 @@ def test_an_encoding_operator_retries_a_failed_item_and_encoders_are_given_it(co
     assert after["total"] == listed["total"] + 1
 
 
+def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixes(console):
+    tab = console()
+    tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
+    page = tab.page
+    page.locator("summary", has_text="Россия").click()
+    page.locator("summary", has_text="Центральный").wait_for()
+    page.get_by_role("button", name="Демо Телеком").click()
+    page.get_by_role("cell", name="127.0.0.0/8").wait_for()
+    tab.check_accessibility("registry")
+
+
 def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):
     tab = console()
     tab.sign_in("moderator@example.com", "moderator-password")

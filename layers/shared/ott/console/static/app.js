@@ -6,6 +6,7 @@ import { AuditPage } from "./views/audit.js";
 import { ChannelsPage } from "./views/channels.js";
 import { LauncherPage } from "./views/launcher.js";
 import { NichePage } from "./views/niche.js";
+import { RegistryPage } from "./views/registry.js";
 
 // The pages of each area, in the console's order; an area without one shows only its audit trail.
 const AREAS = {
@@ -13,7 +14,7 @@ const AREAS = {
   guide: { title: "Programme guide" },
   channels: { title: "Channel configuration", page: ChannelsPage },
   niche_content: { title: "Niche content", page: NichePage },
-  registry: { title: "Registry" },
+  registry: { title: "Registry", page: RegistryPage },
 };
 
 function currentRoute() {
