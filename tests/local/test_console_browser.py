@@ -127,6 +127,13 @@ def test_a_moderator_approves_a_poster_and_the_public_sees_it(console, console_s
     public = requests.get(f"{console_stack.url}/launcher/1/posters.json", timeout=30).json()["posters"]
     assert 7 in [poster["id"] for poster in public]
 
+    tab.page.get_by_label("Contractor id").fill("1")
+    tab.page.get_by_label("Territory id").fill("3")
+    tab.page.get_by_role("button", name="Show the block").click()
+    tab.page.get_by_role("button", name="Daily clicks of poster 3").click()
+    tab.page.get_by_text("Clicks per day of poster 3").wait_for()
+    tab.check_accessibility("launcher-audience")
+
     tab.page.goto(f"{tab.url}/console/#/launcher/audit")
     tab.page.get_by_role("cell", name="approve poster 7", exact=False).wait_for()
     tab.check_accessibility("launcher-audit")
