@@ -108,8 +108,9 @@ def query_parameters(params: type[BaseModel] | None) -> list[dict[str, Any]]:
         return []
     schema = params.model_json_schema()
     required = set(schema.get("required", []))
+    definitions = schema.get("$defs", {})  # enums (a staff route's `area`), inlined: a parameter has no $defs
     return [
-        {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec)}
+        {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec, definitions)}
         for name, spec in schema.get("properties", {}).items()
     ]
 
@@ -121,8 +122,10 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
     ]
 
 
-def wire_schema(spec: dict[str, Any]) -> dict[str, Any]:
+def wire_schema(spec: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     """A query parameter's schema as text on the wire: an absent parameter is not a null one."""
     options = [option for option in spec.get("anyOf", []) if option.get("type") != "null"]
     wire = options[0] if len(options) == 1 else spec
+    if "$ref" in wire:
+        wire = definitions[wire["$ref"].rsplit("/", 1)[-1]]
     return {key: value for key, value in wire.items() if key not in ("title", "default")}

@@ -15,9 +15,19 @@ from datetime import UTC, datetime
 
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.errors import DomainError
-from ott.launcher.models import ModerationDecision
+from ott.launcher.models import Moderation, ModerationDecision, ModerationState
 from ott.launcher.service import SnapshotNotSaved, decide_poster, moderation_queue
 from ott.launcher.store import DynamoLauncherStore
+
+
+def described(moderation: Moderation | None) -> str:
+    """PENDING, or who decided when (and why, for a rejection)."""
+    if moderation is None or moderation.state == ModerationState.PENDING:
+        return "PENDING"
+    if moderation.state == ModerationState.APPROVED and moderation.approved_at:
+        return f"approved by {moderation.approved_by} at {moderation.approved_at.isoformat()}"
+    at = moderation.rejected_at.isoformat() if moderation.rejected_at else ""
+    return f"rejected by {moderation.rejected_by} at {at}: {moderation.comment}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,10 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     store = DynamoLauncherStore(database(args), output(args, "LauncherTableName"), audit=audit)
     if args.action == "pending":
         for poster in moderation_queue(store, staff, now).posters:
-            moderation = poster.moderation
-            state = moderation.state if moderation else ""
-            by = (moderation.approved_by or moderation.rejected_by) if moderation else None
-            print(f"{poster.id}\t{poster.type}\t{poster.title or ''}\t{state}" + (f" by {by}" if by else ""))
+            print(f"{poster.id}\t{poster.type}\t{poster.title or ''}\t{described(poster.moderation)}")
         return 0
     verdict = ModerationDecision(poster_id=args.poster_id, approved=args.action == "approve", comment=args.comment)
     try:

@@ -9,25 +9,13 @@ import yaml
 
 from ott.channels import store as channel_storage
 from tests.conftest import ROOT
-from tests.integration.conftest import invoke
+from tests.integration.conftest import invoke, staff_principal
 
 DEMO_CHANNELS = (ROOT / "local" / "demo" / "channels.yaml").read_text(encoding="utf-8")
 
 
-def staff(scope: str, username: str) -> dict:
-    """What the API's authorizer passes on for a staff member's token from the console."""
-    return {
-        "accountId": "1234567801",
-        "principalId": "1234567801",
-        "clientId": "staff-console",
-        "anonymous": "false",
-        "scope": f"account {scope}",
-        "username": username,
-    }
-
-
-ENGINEER = staff("channels_engineering", "channel-engineer@example.com")
-MODERATOR = staff("launcher_moderation", "moderator@example.com")
+ENGINEER = staff_principal("channels_engineering", "channel-engineer@example.com")
+MODERATOR = staff_principal("launcher_moderation", "moderator@example.com")
 
 
 @pytest.fixture(autouse=True)

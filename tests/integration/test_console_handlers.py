@@ -10,18 +10,7 @@ from functions.console_files.app import lambda_handler
 from local.invoke import sample_event
 from ott.console.edge import CONTENT_SECURITY_POLICY
 from ott.console.store import STATIC
-from tests.integration.conftest import Context, invoke
-
-
-def staff(scope: str) -> dict:
-    return {
-        "accountId": "1234567802",
-        "principalId": "1234567802",
-        "clientId": "staff-console",
-        "anonymous": "false",
-        "scope": f"account {scope}".strip(),
-        "username": "chief@example.com",
-    }
+from tests.integration.conftest import Context, invoke, staff_principal
 
 
 def console_file(path: str, name: str | None) -> dict:
@@ -92,17 +81,18 @@ def test_console_without_its_slash_goes_to_the_page_and_config_names_its_public_
 
 
 def test_who_is_signed_in_and_which_areas_their_token_opens():
-    chief = invoke("console_me", principal=staff("launcher_moderation channels_engineering"))
+    two_areas = staff_principal("launcher_moderation channels_engineering", "chief@example.com")
+    chief = invoke("console_me", principal=two_areas)
     assert chief["statusCode"] == 200 and chief["headers"]["Cache-Control"] == "no-store"
     assert json.loads(chief["body"]) == {"name": "chief@example.com", "areas": ["launcher", "channels"]}
-    subscriber = invoke("console_me", principal=staff(""))
+    subscriber = invoke("console_me", principal=staff_principal("", "chief@example.com"))
     assert subscriber["statusCode"] == 403
     assert 'error="insufficient_scope"' in subscriber["headers"]["WWW-Authenticate"]
     assert invoke("console_me", principal=None)["statusCode"] == 401
 
 
 def test_the_audit_trail_of_an_area_needs_that_areas_scope(aws):
-    reader = staff("guide_editing")
+    reader = staff_principal("guide_editing", "chief@example.com")
     assert invoke("console_audit", query={"area": "guide"}, principal=reader)["statusCode"] == 200
     refused = invoke("console_audit", query={"area": "registry"}, principal=reader)
     assert refused["statusCode"] == 403 and 'scope="registry_maintenance"' in refused["headers"]["WWW-Authenticate"]

@@ -6,24 +6,13 @@ import json
 
 import pytest
 
-from tests.integration.conftest import invoke
+from tests.integration.conftest import invoke, staff_principal
 
 pytestmark = pytest.mark.demo_data("launcher")
 
 
-def staff(scope: str, username: str) -> dict:
-    return {
-        "accountId": "1234567804",
-        "principalId": "1234567804",
-        "clientId": "staff-console",
-        "anonymous": "false",
-        "scope": f"account {scope}",
-        "username": username,
-    }
-
-
-MODERATOR = staff("launcher_moderation", "olga@example.com")
-ENGINEER = staff("channels_engineering", "anna@example.com")
+MODERATOR = staff_principal("launcher_moderation", "olga@example.com")
+ENGINEER = staff_principal("channels_engineering", "anna@example.com")
 
 
 def body(reply: dict) -> dict:

@@ -13,24 +13,13 @@ from ott.nichecontent.service import item_history, queue_page, retry
 from ott.nichecontent.staff import QueueParams
 from ott.nichecontent.store import niche_store
 from ott.nichecontent.transitions import RetryPolicy
-from tests.integration.conftest import invoke
+from tests.integration.conftest import invoke, staff_principal
 
 pytestmark = pytest.mark.demo_data("nichecontent")
 
 
-def staff(scope: str) -> dict:
-    return {
-        "accountId": "1234567803",
-        "principalId": "1234567803",
-        "clientId": "staff-console",
-        "anonymous": "false",
-        "scope": f"account {scope}",
-        "username": "encoding-operator@example.com",
-    }
-
-
-OPERATOR = staff("niche_content_operations")
-MODERATOR = staff("launcher_moderation")
+OPERATOR = staff_principal("niche_content_operations", "encoding-operator@example.com")
+MODERATOR = staff_principal("launcher_moderation", "moderator@example.com")
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from ott.wire import UInt32, WireModel
+from ott.wire import Switch, UInt32, WireModel
 
 
 class VersionEntry(WireModel):
@@ -86,14 +86,6 @@ class FileFormat(StrEnum):
     M3U = "m3u"
 
 
-def true_or_false(value: object) -> object:
-    if isinstance(value, str):
-        if value not in ("true", "false"):
-            raise ValueError("must be true or false")
-        return value == "true"
-    return value
-
-
 class UploadParams(BaseModel):
     """How to read the body (an operator's file) and whether to load it or only check it."""
 
@@ -101,9 +93,7 @@ class UploadParams(BaseModel):
 
     format: FileFormat
     source: Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f/\\]+$")]
-    check: Annotated[
-        bool, BeforeValidator(true_or_false), WithJsonSchema({"type": "string", "enum": ["true", "false"]})
-    ] = False
+    check: Switch = False
 
 
 class LoadReport(WireModel):

@@ -6,19 +6,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from ott.launcher.block import PosterId
 from ott.launcher.selection import Moment
-from ott.wire import Id
+from ott.wire import Id, Switch
 
-
-def true_or_false(value: object) -> object:
-    """The spec's switches take the value `true`; `false` is their default, written out."""
-    if isinstance(value, str):
-        if value not in ("true", "false"):
-            raise ValueError("must be true or false")
-        return value == "true"
-    return value
-
-
-Switch = Annotated[bool, BeforeValidator(true_or_false), WithJsonSchema({"type": "string", "enum": ["true", "false"]})]
 TimeTravel = Annotated[
     Moment,
     WithJsonSchema(

@@ -110,6 +110,7 @@ def scene_for(
     if isinstance(caller, Device) and caller.token_rejected:
         # The API's optional authorizer lets a bad token through as anonymous; the launcher does not.
         raise InvalidToken("the access token is wrong, expired or revoked")
+    check_time_travel(params)  # a malformed request is 400 whoever sends it
     is_moderator = isinstance(caller, Account) and caller.may(MODERATOR_SCOPE)
     if (params.moderation or params.statistics) and not is_moderator:
         raise InsufficientScope(
@@ -118,10 +119,14 @@ def scene_for(
     return moderators_scene(store, registry, params, now)
 
 
-def moderators_scene(store: LauncherStore, registry: RegistryStore, params: PostersParams, now: datetime) -> Scene:
-    """The scene for a caller whose scope allows what `params` ask."""
+def check_time_travel(params: PostersParams) -> None:
     if params.time_travel is not None and not params.statistics:
         raise InvalidInput("time_travel works only with statistics=true")
+
+
+def moderators_scene(store: LauncherStore, registry: RegistryStore, params: PostersParams, now: datetime) -> Scene:
+    """The scene for a caller whose scope allows what `params` ask."""
+    check_time_travel(params)
     if params.time_travel is not None:
         snapshot = store.nearest_snapshot(params.time_travel)
         if snapshot is None:
