@@ -80,7 +80,7 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
         responses["304"] = {"description": "the client's copy (If-None-Match) is current", "headers": CACHE_HEADERS}
         parameters.append({"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}})
     op: dict[str, Any] = {
-        "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}",
+        "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}{by_path_parameters(route.path)}",
         "summary": doc.summary,
         "parameters": parameters,
         "responses": responses,
@@ -113,6 +113,12 @@ def query_parameters(params: type[BaseModel] | None) -> list[dict[str, Any]]:
         {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec, definitions)}
         for name, spec in schema.get("properties", {}).items()
     ]
+
+
+def by_path_parameters(path: str) -> str:
+    """What tells apart the operations of one function on a path with parameters and without (/console/{file+})."""
+    names = re.findall(r"\{(\w+)\+?\}", path)
+    return "By" + "".join(name.capitalize() for name in names) if names else ""
 
 
 def path_parameters(path: str) -> list[dict[str, Any]]:
