@@ -12,7 +12,7 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
-from tests.conftest import ROOT
+from tests.conftest import DEMO_REGISTRY, ROOT
 from tests.local.conftest import RunningStack, start_stack
 
 pytestmark = pytest.mark.browser
@@ -201,6 +201,8 @@ def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixe
     page.locator("summary", has_text="Центральный").wait_for()
     page.get_by_role("button", name="Демо Телеком").click()
     page.get_by_role("cell", name="127.0.0.0/8").wait_for()
+    page.get_by_label("Registry file").set_input_files(DEMO_REGISTRY)
+    page.get_by_text("Valid: 2 contractors, 9 territories").wait_for()
     tab.check_accessibility("registry")
 
 

@@ -313,6 +313,7 @@ FUNCTIONS = {
     ),
     "RegistryNotImplementedFunction": (["ANY /registry/2/{proxy+}"], {}, {}),
     "RegistryPrefixesFunction": (["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"], *REGISTRY_LIST),
+    "RegistryStaffCheckFunction": (["POST /staff/registry/check.json"], {}, {}),
     "RegistryTerritoriesFunction": (
         ["GET /registry/2/territories.json", "GET /registry/2/territories.xml"],
         *REGISTRY_LIST,

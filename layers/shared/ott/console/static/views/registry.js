@@ -1,5 +1,6 @@
 // Registry maintainers: the territories tree, the contractors and their prefixes, read from the registry's own
-// public methods (what every client sees). Loading a registry file stays `ops.registry_load` for now.
+// public methods (what every client sees), and a registry file checked whole before it is loaded (loading it stays
+// `ops.registry_load`, which runs the same check).
 import { html, useEffect, useState } from "../vendor/htm-preact.js";
 import { api } from "../auth.js";
 
@@ -46,6 +47,34 @@ function Prefixes({ contractor }) {
   </table>`;
 }
 
+function FileCheck() {
+  const [report, setReport] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const check = async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    try {
+      setReport(await api("/staff/registry/check.json", { method: "POST", query: { source: file.name }, body: await file.text() }));
+      setProblem(null);
+    } catch (error) {
+      setProblem(error.message);
+    }
+  };
+  return html`<h2>Check a registry file</h2>
+    <label for="registry-file">Registry file (YAML or JSON)</label>
+    <input id="registry-file" type="file" accept=".yaml,.yml,.json" onChange=${check} />
+    ${problem ? html`<p role="alert">${problem}</p>` : null}
+    ${report
+      ? html`<div role="status">
+          ${report.valid
+            ? html`<p>Valid: ${report.contractors} contractors, ${report.territories} territories, ${report.areas} areas,
+                ${report.hubs} hubs, ${report.prefixes} prefixes, ${report.services} services. Load it with
+                <code>ops.registry_load</code>.</p>`
+            : html`<p>${report.problems.length} problems:</p><ul>${report.problems.map((line) => html`<li>${line}</li>`)}</ul>`}
+        </div>`
+      : null}`;
+}
+
 export function RegistryPage() {
   const [roots, setRoots] = useState(null);
   const [contractors, setContractors] = useState(null);
@@ -79,5 +108,6 @@ export function RegistryPage() {
             )}
           </tbody>
         </table>`}
-    ${chosen ? html`<${Prefixes} key=${chosen.contractorId} contractor=${chosen} />` : null}`;
+    ${chosen ? html`<${Prefixes} key=${chosen.contractorId} contractor=${chosen} />` : null}
+    <${FileCheck} />`;
 }
