@@ -57,11 +57,12 @@ def report_channel_calls() -> int:
     from local.metering import counting_calls
     from local.moto_speedups import speed_up_dynamodb
     from local.resources import create_all
+    from ott.audit import AuditLog
     from ott.auth.playlist_links import new_link
     from ott.auth.records import Account as AuthAccount
     from ott.auth.store import auth_records
     from ott.aws import client, reset_clients
-    from ott.callers import Account
+    from ott.callers import Account, Operator
     from ott.channels import store as storage
     from ott.channels.service import publish
     from ott.channels.validation import validate_configuration
@@ -88,9 +89,11 @@ def report_channel_calls() -> int:
             url = new_link(auth, subscriber, "https://bench.example", datetime.now(UTC))
             return {**sample_event("channels_playlist"), "queryStringParameters": {"link": url.split("link=")[1]}}
 
-        channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"))
+        audit = AuditLog(dynamo_database(), template.physical_name("AuditTable"), 1)
+        channel_store = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"), audit)
         for count in SIZES:
-            info = publish(channel_store, validate_configuration(configuration(count)), "bench", datetime.now(UTC))
+            valid = validate_configuration(configuration(count))
+            info = publish(channel_store, valid, "bench", Operator("bench"), datetime.now(UTC))
             for state in ("cold", "warm"):
                 if state == "cold":
                     storage.forget_read_replies()

@@ -1,5 +1,5 @@
 """DynamoDB calls each request makes, on the demo data in moto: every registry method (sample events from
-events/), every token grant, the launcher's methods and click events."""
+events/), every token grant, the launcher's methods and click events, the console's staff reads."""
 
 import importlib
 import json
@@ -22,6 +22,19 @@ NICHE_BAR = 2
 # Every call of a posters/poster request (the registry's detection included), whatever the number of posters.
 LAUNCHER_BAR = 3
 CLICK_BAR = 2
+# Every read of the console's staff routes (issue 20), on their sample events (a staff member with every area).
+STAFF_READ_BAR = 3
+STAFF_READS = (
+    "console_me",
+    "console_audit",
+    "launcher_staff_moderation",
+    "launcher_staff_posters",
+    "launcher_staff_daily",
+    "channels_staff_versions",
+    "channels_staff_diff",
+    "nichecontent_staff_queue",
+    "nichecontent_staff_item",
+)
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start
 STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
@@ -107,6 +120,35 @@ def report_dynamodb_calls() -> int:
                 raise RuntimeError(f"{name}: {reply['body']}")
         for name, call, bar in launcher_requests(template):
             failures += show_launcher(table, name, call, bar)
+        failures += staff_reads(table, measure)
+    return failures
+
+
+def staff_reads(table: TextIO, measure: Callable[[Callable[[], dict]], tuple[Counter[str], dict]]) -> int:
+    """Each staff read on its sample event, after a second channel version (so that a diff has two to read)."""
+    from datetime import UTC, datetime
+
+    from local.invoke import context, sample_event
+    from local.seed import DEMO_OPERATOR, demo_document
+    from ott.audit import audit_log
+    from ott.channels.service import publish
+    from ott.channels.store import channel_store
+    from ott.channels.validation import validate_configuration
+
+    document = {**demo_document("channels.yaml"), "title": "bench"}
+    valid = validate_configuration(document)
+    publish(channel_store(audit_log()), valid, "bench.yaml", DEMO_OPERATOR, datetime.now(UTC))
+    failures = 0
+    for function in STAFF_READS:
+        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+
+        def read(handler: Callable[[dict, Any], dict] = handler, function: str = function) -> dict:
+            return handler(sample_event(function), context(function))
+
+        calls, reply = measure(read)
+        if reply["statusCode"] != 200:
+            raise RuntimeError(f"{function}: {reply['body']}")
+        failures += show(table, function.replace("_", " ", 1), calls, STAFF_READ_BAR)
     return failures
 
 

@@ -108,7 +108,7 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
         responses["304"] = {"description": "the client's copy (If-None-Match) is current", "headers": CACHE_HEADERS}
         parameters.append({"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}})
     op: dict[str, Any] = {
-        "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}",
+        "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}{by_path_parameters(route.path)}",
         "summary": doc.summary,
         "parameters": parameters,
         "responses": responses,
@@ -116,9 +116,11 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     if doc.payload is not None:
         body_type = FORM if doc.payload_format == "form" else content_type
         op["requestBody"] = {"required": True, "content": {body_type: {"schema": refs[(doc.payload, "validation")]}}}
+    if doc.text_body is not None:  # an operator's file, as it is
+        op["requestBody"] = {"required": True, "content": {doc.text_body: {"schema": {"type": "string"}}}}
     if route.authorizer:
-        # A route whose handler asks for a scope needs the token; elsewhere a token is optional.
-        op["security"] = [{"bearer": []}] if doc.scope else [{"bearer": []}, {}]
+        # A route that asks for a scope, or behind the required authorizer, needs the token; elsewhere it is optional.
+        op["security"] = [{"bearer": []}] if doc.scope or route.authorizer == "Bearer" else [{"bearer": []}, {}]
     if route.api_key_required:
         op["security"] = [{"apiKey": []}]
         responses["403"] = error  # API Gateway's INVALID_API_KEY reply
@@ -134,10 +136,17 @@ def query_parameters(params: type[BaseModel] | None) -> list[dict[str, Any]]:
         return []
     schema = params.model_json_schema()
     required = set(schema.get("required", []))
+    definitions = schema.get("$defs", {})  # enums (a staff route's `area`), inlined: a parameter has no $defs
     return [
-        {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec)}
+        {"name": name, "in": "query", "required": name in required, "schema": wire_schema(spec, definitions)}
         for name, spec in schema.get("properties", {}).items()
     ]
+
+
+def by_path_parameters(path: str) -> str:
+    """What tells apart the operations of one function on a path with parameters and without (/console/{file+})."""
+    names = re.findall(r"\{(\w+)\+?\}", path)
+    return "By" + "".join(name.capitalize() for name in names) if names else ""
 
 
 def path_parameters(path: str) -> list[dict[str, Any]]:
@@ -147,8 +156,10 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
     ]
 
 
-def wire_schema(spec: dict[str, Any]) -> dict[str, Any]:
+def wire_schema(spec: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     """A query parameter's schema as text on the wire: an absent parameter is not a null one."""
     options = [option for option in spec.get("anyOf", []) if option.get("type") != "null"]
     wire = options[0] if len(options) == 1 else spec
+    if "$ref" in wire:
+        wire = definitions[wire["$ref"].rsplit("/", 1)[-1]]
     return {key: value for key, value in wire.items() if key not in ("title", "default")}

@@ -10,11 +10,12 @@ import yaml
 
 from local.guide_demo import next_telecast, seed_guide
 from local.template import Template
+from ott.audit import AuditLog
 from ott.auth.admin import create_user, register_client
 from ott.auth.playlist_links import PLAYLIST_PATH, new_link
 from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_records
-from ott.callers import Account, Device, MachineClient
+from ott.callers import Account, Device, MachineClient, Operator
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
 from ott.channels.validation import validate_configuration
@@ -32,6 +33,8 @@ from ott.storage.dynamo import DynamoDatabase
 from ott.tvguide.store import DynamoGuideStore
 
 DEMO = Path(__file__).resolve().parent / "demo"
+# Who the audit trail names for what the demo seeding changes.
+DEMO_OPERATOR = Operator("demo data")
 
 
 def demo_document(name: str) -> Any:
@@ -95,8 +98,15 @@ def bind_to_demo_guide(block: dict[str, Any], guide: DynamoGuideStore, now: date
 
 def seed_channels(template: Template, database: Database) -> None:
     """The demo channel configuration (local/demo/channels.yaml) as its first version."""
-    store = DynamoChannelStore(database, template.physical_name("ChannelsTable"))
-    publish(store, validate_configuration(demo_document("channels.yaml")), "channels.yaml", datetime.now(UTC))
+    store = DynamoChannelStore(database, template.physical_name("ChannelsTable"), demo_audit_log(template, database))
+    valid = validate_configuration(demo_document("channels.yaml"))
+    publish(store, valid, "channels.yaml", DEMO_OPERATOR, datetime.now(UTC))
+
+
+def demo_audit_log(template: Template, database: Database) -> AuditLog:
+    """The audit trail of the emulated account, entries kept as long as the template's default says."""
+    retention = int(template.document["Parameters"]["AuditRetentionDays"]["Default"])
+    return AuditLog(database, template.physical_name("AuditTable"), retention)
 
 
 def demo_api_keys() -> dict[str, str]:
@@ -116,10 +126,12 @@ def seed_auth(store: RecordStore) -> None:
             entry["name"],
             entry["grant_types"],
             entry.get("redirect_uris", []),
-            secret=entry["secret"],
+            secret=entry.get("secret"),
             requires_pkce=entry.get("requires_pkce", False),
             resource_server=entry.get("resource_server", False),
+            public=entry.get("public", False),
             **({"scopes": entry["scopes"]} if "scopes" in entry else {}),
+            **({"access_ttl": entry["access_ttl"]} if "access_ttl" in entry else {}),
         )
     for entry in demo["users"]:
         account_id = create_user(
@@ -166,9 +178,11 @@ def seed_launcher(template: Template, database: Database, block: dict[str, Any])
     from ott.launcher.service import answer_posters, count_click, load_block, take_snapshot
     from ott.launcher.store import DynamoLauncherStore
 
-    store = DynamoLauncherStore(database, template.physical_name("LauncherTable"))
+    store = DynamoLauncherStore(
+        database, template.physical_name("LauncherTable"), audit=demo_audit_log(template, database)
+    )
     now = datetime.now(UTC)
-    load_block(store, block, programme_guide(), now)
+    load_block(store, block, programme_guide(), DEMO_OPERATOR, now)
     registry = DynamoRegistryStore(database, template.physical_name("RegistryTable"), reports_table="")
     seen = answer_posters(store, registry, Device("127.0.0.1"), PostersParams(), now).snapshot_hash
     clicks = demo_document("launcher_clicks.yaml")["clicks"]

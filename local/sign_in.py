@@ -6,8 +6,11 @@ what a staff console does for the launcher's moderators. For the local stack onl
 """
 
 import argparse
+import base64
+import hashlib
 import os
 import re
+import secrets
 import sys
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -18,10 +21,17 @@ REDIRECT = "http://127.0.0.1:8765/callback"  # registered for the demo clients; 
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-def access_token(base_url: str, client_id: str, secret: str, username: str, password: str) -> str:
-    """The authorization-code flow over HTTP: the login page, its form, the redirect's code, the token."""
+def access_token(
+    base_url: str, client_id: str, secret: str | None, username: str, password: str, redirect: str = REDIRECT
+) -> str:
+    """The authorization-code flow over HTTP: the login page, its form, the redirect's code, the token. A public
+    client (`secret` None: the operator's console) proves the code is its own with PKCE (S256) instead."""
     session = requests.Session()
-    query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+    verifier = secrets.token_urlsafe(48)
+    query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect}
+    if secret is None:
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        query |= {"code_challenge": challenge, "code_challenge_method": "S256"}
     page = session.get(f"{base_url}/auth/2/authorize", params=query, timeout=30)
     page.raise_for_status()
     form = {unescape(name): unescape(value) for name, value in HIDDEN.findall(page.text)}
@@ -31,8 +41,11 @@ def access_token(base_url: str, client_id: str, secret: str, username: str, pass
     code = parse_qs(urlsplit(location).query).get("code")
     if signed_in.status_code != 302 or not code:
         raise RuntimeError(f"sign-in refused ({signed_in.status_code}): check the username and password")
-    grant = {"grant_type": "authorization_code", "code": code[0], "redirect_uri": REDIRECT}
-    reply = session.post(f"{base_url}/auth/2/token", data=grant, auth=(client_id, secret), timeout=30)
+    grant = {"grant_type": "authorization_code", "code": code[0], "redirect_uri": redirect}
+    if secret is None:
+        grant |= {"client_id": client_id, "code_verifier": verifier}
+    basic = (client_id, secret) if secret else None
+    reply = session.post(f"{base_url}/auth/2/token", data=grant, auth=basic, timeout=30)
     reply.raise_for_status()
     return str(reply.json()["access_token"])
 

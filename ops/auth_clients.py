@@ -1,7 +1,8 @@
-"""Register an OAuth client of the auth service; its secret is printed once and stored only as a hash.
+"""Register an OAuth client of the auth service; its secret is printed once and stored only as a hash. A public
+client (`--public`: a browser application such as the operator's console) has no secret and must use PKCE.
 
 python -m ops.auth_clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
-    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce] [--resource-server]
+    [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce | --public] [--resource-server]
     (--stack STACK | --local | --table NAME)
 """
 
@@ -30,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
         help=f"default: {' '.join(DEFAULT_SCOPES)}; staff scopes only by name",
     )
     parser.add_argument("--access-ttl", type=int, default=3600)
-    parser.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
+    pkce = parser.add_mutually_exclusive_group()
+    pkce.add_argument("--require-pkce", action="store_true", help="refuse authorization requests without S256 PKCE")
+    pkce.add_argument("--public", action="store_true", help="no secret (a browser application); PKCE required")
     parser.add_argument(
         "--resource-server", action="store_true", help="may introspect tokens (RFC 7662): a stream component"
     )
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             args.access_ttl,
             requires_pkce=args.require_pkce,
             resource_server=args.resource_server,
+            public=args.public,
         )
     except InvalidInput as error:
         print(error.description, file=sys.stderr)
@@ -57,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConcurrentChange:
         print(f"client {args.client_id} exists already", file=sys.stderr)
         return 2
+    if secret is None:
+        print(f"client_id:     {args.client_id} (public: no secret; PKCE required)")
+        return 0
     print(f"client_id:     {args.client_id}\nclient_secret: {secret}")
     print("(the secret is not stored and cannot be shown again)")
     return 0

@@ -1,13 +1,15 @@
 """The channel configuration of the stream-authorization component (docs/channels-data.md).
 
-    python -m ops.channels_load FILE (--stack NAME | --local | --table NAME | --check)
-    python -m ops.channels_load --rollback [VERSION] (--stack NAME | --local | --table NAME)
+    python -m ops.channels_load FILE [--by NAME] (--stack NAME | --local | --table NAME --audit-table NAME | --check)
+    python -m ops.channels_load --rollback [VERSION] [--by NAME] (--stack NAME | --local
+        | --table NAME --audit-table NAME)
     python -m ops.channels_load --versions (--stack NAME | --local | --table NAME)
     python -m ops.channels_load --export [VERSION] (--stack NAME | --local | --table NAME) > channels.yaml
     python -m ops.channels_load --from-m3u PLAYLIST [--output FILE] [--title TITLE] [--protected-root PATH]
 
 A load validates the whole file first and writes nothing when anything is wrong, listing every problem;
-what the spec repairs is repaired and listed as warnings. Every load is a new version; the 20 before the
+what the spec repairs is repaired and listed as warnings. Loads and rollbacks are recorded in the audit trail
+(the console's channel engineers do the same through its routes). Every load is a new version; the 20 before the
 newest are kept, and --rollback makes one of them current again (by default the one before the current).
 --export writes a kept version (the current one by default) as a configuration file to edit and load again.
 --from-m3u turns a playlist into a configuration file to review and load.
@@ -22,7 +24,8 @@ from pathlib import Path
 import yaml
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, database, output
+from ops.target import add_operator, add_target, audit_log, database, operator, output
+from ott.callers import Staff
 from ott.channels.m3u import DEFAULT_PROTECTED_ROOT, DEFAULT_TITLE, NotAPlaylist, convert_m3u
 from ott.channels.service import VersionError, publish, rollback, stored_configuration
 from ott.channels.store import ChannelStore, DynamoChannelStore, VersionInfo
@@ -38,15 +41,16 @@ def read_configuration(path: Path) -> ValidConfiguration:
     return validate_configuration(document)
 
 
-def load(path: Path, store: ChannelStore) -> tuple[VersionInfo, list[str]]:
+def load(path: Path, store: ChannelStore, staff: Staff) -> tuple[VersionInfo, list[str]]:
     """Validate the file and make it the current version; the warnings of what was repaired."""
     valid = read_configuration(path)
-    return publish(store, valid, path.name, datetime.now(UTC)), valid.warnings
+    return publish(store, valid, path.name, staff, datetime.now(UTC)), valid.warnings
 
 
 def describe(info: VersionInfo) -> str:
+    by = f" by {info.loaded_by}" if info.loaded_by else ""
     return (
-        f"version {info.version} ({info.loaded_at}, {info.source}): {info.channels} channels, "
+        f"version {info.version} ({info.loaded_at}{by}, {info.source}): {info.channels} channels, "
         f"{info.categories} categories, {info.size:,} bytes"
     )
 
@@ -104,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         "--export", nargs="?", const=0, type=int, metavar="VERSION", help="write a kept version as a file"
     )
     add_target(parser, check=True)
+    add_operator(parser)
     args = parser.parse_args(argv)
     if args.check and args.file is None:
         parser.error("--check validates a FILE")
@@ -112,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
             valid = read_configuration(args.file)
             warnings, done = valid.warnings, f"valid: {len(valid.channel_list.channels)} channels"
         else:
-            store = DynamoChannelStore(database(args), output(args, "ChannelsTableName"))
+            changing = args.file is not None or args.rollback is not None
+            audit = audit_log(args) if changing else None
+            store = DynamoChannelStore(database(args), output(args, "ChannelsTableName"), audit)
             warnings, done = [], ""
             if args.versions:
                 current, kept = store.current(), sorted(store.versions(), key=lambda info: info.version)
@@ -129,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return 0
             if args.rollback is not None:
-                done = "current: " + describe(rollback(store, args.rollback or None))
+                done = "current: " + describe(rollback(store, operator(args), args.rollback or None, datetime.now(UTC)))
             else:
-                info, warnings = load(args.file, store)
+                info, warnings = load(args.file, store, operator(args))
                 done = "loaded " + describe(info)
     except (ConfigurationError, VersionError) as error:
         print(error, file=sys.stderr)

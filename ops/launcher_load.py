@@ -2,7 +2,7 @@
 file is validated first, every problem listed at once; nothing is written when any entry is invalid. The load
 replaces the block in force (approvals of unchanged posters stay) and stores a snapshot of it.
 
-    python -m ops.launcher_load FILE (--stack STACK | --local | --table NAME) [--check]
+    python -m ops.launcher_load FILE [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME) [--check]
 
 `--check` validates against the target's programme guide and writes nothing.
 
@@ -17,15 +17,13 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, aws_client, local_endpoint, output
+from ops.target import add_operator, add_target, audit_log, database, local_endpoint, operator, output
 from ott.launcher.block import BlockError, LauncherBlock
 from ott.launcher.guide import SummariesLookup, programme_guide
 from ott.launcher.service import SnapshotNotSaved, check_block, load_block
 from ott.launcher.store import DynamoLauncherStore
-from ott.storage.dynamo import DynamoDatabase
 
 
 def read_block(path: Path) -> object:
@@ -35,8 +33,9 @@ def read_block(path: Path) -> object:
         raise BlockError(error.problems) from None
 
 
-def load(path: Path, table: str, dynamodb: Any, guide: SummariesLookup, now: datetime) -> LauncherBlock:
-    return load_block(DynamoLauncherStore(DynamoDatabase(dynamodb), table), read_block(path), guide, now).block
+def load(path: Path, args: argparse.Namespace, guide: SummariesLookup, now: datetime) -> LauncherBlock:
+    store = DynamoLauncherStore(database(args), output(args, "LauncherTableName"), audit=audit_log(args))
+    return load_block(store, read_block(path), guide, operator(args), now).block
 
 
 def guide_of(args: argparse.Namespace) -> SummariesLookup:
@@ -60,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
     add_target(parser)
+    add_operator(parser)
     parser.add_argument(
         "--check", action="store_true", help="validate only (against the target's guide); write nothing"
     )
@@ -70,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             block = check_block(read_block(args.file), guide)
         else:
-            dynamodb = aws_client(args, "dynamodb")
-            block = load(args.file, output(args, "LauncherTableName"), dynamodb, guide, datetime.now(UTC))
+            block = load(args.file, args, guide, datetime.now(UTC))
     except SnapshotNotSaved as error:  # the block is loaded all the same: say so first
         block, snapshot_problem = error.done.block, str(error)
     except BlockError as error:

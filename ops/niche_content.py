@@ -1,15 +1,16 @@
 """Operators' commands of the niche-content queue.
 
     python -m ops.niche_content add FILE (--stack STACK | --local | --table NAME | --check)
-    python -m ops.niche_content retry ID (--stack STACK | --local | --table NAME)
+    python -m ops.niche_content retry ID [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
     python -m ops.niche_content show ID (--stack STACK | --local | --table NAME)
     python -m ops.niche_content failed (--stack STACK | --local | --table NAME)
 
 `add` queues the items of a YAML or JSON file (docs/niche-content-data.md): the whole file is validated
 first, and nothing is written when any entry is invalid or names an id queued already from another source;
 items queued already from the same source are left as they are. `retry` puts a failed item back to awaiting
-(its automatic retries renewed). `show` prints an item and every transition it made. `failed` lists the
-failed items the queue retries no more (longest failed first): they wait for an operator's `retry`.
+(its automatic retries renewed), recorded in the audit trail as the console's retries are. `show` prints an item
+and every transition it made. `failed` lists the failed items the queue retries no more (longest failed first):
+they wait for an operator's `retry`.
 """
 
 import argparse
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, database, output
+from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.errors import DomainError
 from ott.nichecontent.intake import IntakeError, NewItem, parse_add_file
 from ott.nichecontent.models import NicheItem
@@ -52,8 +53,9 @@ def describe(item: NicheItem) -> str:
     return "\n".join(lines)
 
 
-def store_of(args: argparse.Namespace) -> DynamoNicheStore:
-    return DynamoNicheStore(database(args), output(args, "NicheContentTableName"))
+def store_of(args: argparse.Namespace, *, audited: bool = False) -> DynamoNicheStore:
+    """`audited`: the store of a change staff make, recorded in the target's audit trail."""
+    return DynamoNicheStore(database(args), output(args, "NicheContentTableName"), audit_log(args) if audited else None)
 
 
 def run(args: argparse.Namespace) -> str:
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> str:
         added, present = add_items(store_of(args), items, now)
         return f"added {added} items awaiting encoding; {present} queued already"
     if args.command == "retry":
-        return describe(retry(store_of(args), RetryPolicy(), args.id, now))
+        return describe(retry(store_of(args, audited=True), RetryPolicy(), operator(args), args.id, now))
     if args.command == "failed":
         lines = [
             f"{s.item.status_since.isoformat()}  {s.item.id}  failures={s.item.failures}  {s.item.source_url}"
@@ -85,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("id")
         add_target(command)
+        if name == "retry":
+            add_operator(command)
     add_target(commands.add_parser("failed", help="failed items the queue retries no more"))
     args = parser.parse_args(argv)
     try:

@@ -4,9 +4,14 @@
     add_target(parser, check=True)          # --stack NAME | --local | --table NAME | --check
     dynamodb = aws_client(args, "dynamodb") # pointed at the emulator for --local
     store = auth_records(database(args), output(args, "AuthTableName"))  # a store over that client
+    audit = audit_log(args)                 # where a command that changes something records it
+
+A command that changes what staff change (the console's areas) records it in the target's audit trail, as the
+console's routes do; with `--table`, `--audit-table` names the audit table.
 """
 
 import argparse
+import getpass
 import json
 from functools import cache
 from typing import Any
@@ -14,6 +19,8 @@ from typing import Any
 import boto3
 
 from local.announce import local_stack_file
+from ott.audit import AuditLog, AuditSettings
+from ott.callers import Operator
 from ott.storage.dynamo import DynamoDatabase
 
 
@@ -29,6 +36,8 @@ def add_target(parser: argparse.ArgumentParser, *, check: bool = False, table: b
         target.add_argument("--table", help="table name")
     if check:
         target.add_argument("--check", action="store_true", help="validate only; write nothing")
+    if table:
+        parser.add_argument("--audit-table", help="with --table: the audit table its changes are recorded in")
 
 
 @cache
@@ -68,6 +77,29 @@ def output(args: argparse.Namespace, key: str) -> str:
         template = Template()
         return template.resolve(template.document["Outputs"][key]["Value"])
     return stack_outputs(args.stack)[key]
+
+
+def add_operator(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--by", default=None, help="who you are in the audit trail (default: your login name)")
+
+
+def operator(args: argparse.Namespace) -> Operator:
+    """The person running the command, as the audit trail names them."""
+    return Operator(getattr(args, "by", None) or getpass.getuser())
+
+
+def audit_log(args: argparse.Namespace) -> AuditLog:
+    """The target's audit trail, entries kept as long as the stack's `AuditRetentionDays` says."""
+    if getattr(args, "table", None):
+        if not args.audit_table:
+            raise SystemExit("with --table, name the audit table too (--audit-table NAME)")
+        return AuditLog(database(args), args.audit_table, AuditSettings.model_fields["retention_days"].default)
+    if getattr(args, "local", False):
+        from local.template import Template
+
+        retention = int(Template().document["Parameters"]["AuditRetentionDays"]["Default"])
+        return AuditLog(database(args), output(args, "AuditTableName"), retention)
+    return AuditLog(database(args), output(args, "AuditTableName"), int(output(args, "AuditRetentionDays")))
 
 
 @cache

@@ -3,6 +3,7 @@ what unit tests use in place of hand-written fakes, and what the contract runs o
 
 from typing import TYPE_CHECKING
 
+from ott.audit import AuditLog
 from ott.auth.store import auth_records
 from ott.channels.store import DynamoChannelStore
 from ott.nichecontent.store import DynamoNicheStore
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 
 def name(logical_id: str) -> str:
     return TEMPLATE.physical_name(logical_id)
+
+
+def audit_log(database: Database) -> AuditLog:
+    """The audit trail, entries kept as long as the template's default says."""
+    return AuditLog(database, name("AuditTable"), int(TEMPLATE.document["Parameters"]["AuditRetentionDays"]["Default"]))
 
 
 def auth_store(database: Database) -> DynamoRecordStore:
@@ -44,7 +50,7 @@ def loaded_registry(database: Database, snapshot: CatalogSnapshot) -> DynamoRegi
 
 
 def channel_store(database: Database) -> DynamoChannelStore:
-    return DynamoChannelStore(database, name("ChannelsTable"))
+    return DynamoChannelStore(database, name("ChannelsTable"), audit_log(database))
 
 
 def niche_store(database: Database) -> DynamoNicheStore:
@@ -55,7 +61,8 @@ def launcher_store(database: Database, *, with_registry: bool = False) -> "Dynam
     """With the registry: the block and the registry's pointer read in one call, as the public views do."""
     from ott.launcher.store import DynamoLauncherStore  # when used: it imports the X-Ray SDK (a third of a second)
 
-    return DynamoLauncherStore(database, name("LauncherTable"), registry_pointer() if with_registry else None)
+    pointer = registry_pointer() if with_registry else None
+    return DynamoLauncherStore(database, name("LauncherTable"), pointer, audit_log(database))
 
 
 def guide_store(database: Database, retention_days: int = 0) -> DynamoGuideStore:

@@ -7,8 +7,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from ott.accounts import ConfirmedPhone
+from ott.audit import entry
 from ott.auth.records import Account, Client, Pin
-from ott.callers import MachineClient
+from ott.callers import MachineClient, Operator
 from ott.channels.store import CorruptVersion, VersionInfo, digest, forget_read_replies
 from ott.channels.store import Current as ChannelPointer
 from ott.launcher.clicks import HASHES_PER_POSTER, Click, Counted, hash_key, hour_of
@@ -24,6 +25,7 @@ from ott.recordstore import ConcurrentChange, Delete, changed, count_this_hour, 
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.layout import Listing
 from ott.registry.store import ConcurrentLoad, KnownInfoReport, pinned_registry_store, registry_pointer
+from ott.staff import Area
 from ott.storage import ConditionFailed, RecordTooLarge, Update
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
@@ -44,6 +46,8 @@ from tests.unit.conftest import CATALOG
 from tests.unit.launcher_data import NOW, compiled
 
 ENCODER = MachineClient("a")
+BLOCK_LOADED = entry(Area.LAUNCHER, "load", "block", Operator("olga"), datetime(2026, 11, 23, tzinfo=UTC))
+LOADED = entry(Area.CHANNELS, "load", "version", Operator("anna"), datetime(2026, 11, 23, tzinfo=UTC))
 
 # Record store (auth, phone confirmation)
 
@@ -181,7 +185,7 @@ def test_a_version_is_written_in_chunks_and_served_once_current(database):
     info = version(number, reply)
     store.write_version(info, reply)
     assert store.served() is None and store.versions() == [info]
-    store.make_current(info, None)
+    store.make_current(info, None, LOADED)
     current, served = store.served()
     assert (current.version, current.chunks, served == reply) == (1, 2, True)
     assert store.reply_of(info) == reply and store.next_version() == 2
@@ -192,15 +196,15 @@ def test_the_pointer_moves_only_from_the_revision_seen_and_never_to_a_deleted_ve
     one, two = version(1, "one"), version(2, "two")
     store.write_version(one, "one")
     store.write_version(two, "two")
-    store.make_current(one, None)
+    store.make_current(one, None, LOADED)
     with pytest.raises(ConcurrentChange):  # another load made a version current meanwhile
-        store.make_current(two, None)
+        store.make_current(two, None, LOADED)
     seen = store.current()
     with pytest.raises(ConcurrentChange):  # the current version is never deleted
         store.delete_version(1)
     store.delete_version(2)
     with pytest.raises(ConcurrentChange):  # pruned since it was listed
-        store.make_current(two, seen)
+        store.make_current(two, seen, LOADED)
     assert store.versions() == [one] and store.current() == ChannelPointer(1, digest("one"), 1, 1)
     with pytest.raises(CorruptVersion):
         store.reply_of(two)
@@ -257,7 +261,7 @@ def click(event_id: str, poster_id: int, snapshot_hash: str = "A" * 43, at: date
 def launcher(database, clock):
     clock.now = int(NOW.timestamp())
     store = launcher_store(database)
-    store.replace_block(Current(compiled(), {}, NOW, 0))
+    store.replace_block(Current(compiled(), {}, NOW, 0), BLOCK_LOADED)
     return store
 
 
@@ -290,12 +294,12 @@ def test_a_conflicting_click_is_tried_again(launcher, database):
 def test_counters_of_posters_a_load_removes_leave_and_come_back_with_them(launcher):
     launcher.count_once(click("e1", 3))
     without = Current(compiled({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), {}, NOW, 1)
-    launcher.replace_block(without)
+    launcher.replace_block(without, BLOCK_LOADED)
     assert 3 not in launcher.all_readings()
-    launcher.replace_block(Current(compiled(), {}, NOW, 2))
+    launcher.replace_block(Current(compiled(), {}, NOW, 2), BLOCK_LOADED)
     assert launcher.all_readings()[3].total == 1
     with pytest.raises(ConcurrentChange):
-        launcher.replace_block(Current(compiled(), {}, NOW, 1))
+        launcher.replace_block(Current(compiled(), {}, NOW, 1), BLOCK_LOADED)
 
 
 def test_a_load_makes_the_counters_of_its_posters_and_a_click_counts_only_on_one(launcher, database):
@@ -344,7 +348,7 @@ def test_stale_hours_are_forgotten_and_snapshots_found_by_their_moment(launcher,
 def test_the_block_and_the_registrys_pointer_are_one_read(database, clock):
     loaded_registry(database, compile_catalog(parse_catalog(CATALOG)))
     store = launcher_store(database, with_registry=True)
-    store.replace_block(Current(compiled(), {}, NOW, 0))
+    store.replace_block(Current(compiled(), {}, NOW, 0), BLOCK_LOADED)
     database.calls.clear()
     current, registry = store.current_and_registry()
     assert current.version == 1 and database.calls == {"BatchGetItem": 1}

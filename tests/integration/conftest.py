@@ -48,6 +48,18 @@ def invoke(
     return handler(event, Context())
 
 
+def staff_principal(scope: str, username: str) -> dict[str, str]:
+    """What the API's authorizer passes on for a staff member's token from the console, granting `scope`."""
+    return {
+        "accountId": "1234567801",
+        "principalId": "1234567801",
+        "clientId": "staff-console",
+        "anonymous": "false",
+        "scope": f"account {scope}".strip(),
+        "username": username,
+    }
+
+
 @pytest.fixture
 def registry(aws: None) -> Path:
     """The demo registry data loaded into the emulated table."""

@@ -3,6 +3,7 @@
 import copy
 import json
 import threading
+from datetime import UTC, datetime
 
 import pytest
 import yaml
@@ -11,15 +12,19 @@ from bench.channel_calls import configuration
 from local.invoke import sample_event
 from local.metering import counting_calls
 from ops.channels_load import main
+from ott.audit import audit_log, entry
 from ott.aws import client
+from ott.callers import Operator
 from ott.channels import store as channel_storage
 from ott.channels.service import served_configuration
 from ott.channels.validation import validate_configuration
+from ott.staff import Area
 from tests.conftest import ROOT, SHARED_DATA
 from tests.integration.conftest import Context, invoke, one_call_at_a_time
 
 DEMO_CHANNELS = ROOT / "local" / "demo" / "channels.yaml"
 TABLE = "ChannelsTable"
+TARGET = ["--table", TABLE, "--audit-table", "AuditTable"]
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +34,7 @@ def fresh_process_cache():
 
 
 def load(path, *extra: str) -> int:
-    return main([str(path), "--table", TABLE, *extra])
+    return main([str(path), *TARGET, *extra])
 
 
 def write(tmp_path, name: str, document: dict):
@@ -80,7 +85,7 @@ def test_before_any_load_the_reply_is_404_and_there_is_nothing_to_roll_back(aws,
     capsys.readouterr()
     assert main(["--versions", "--table", TABLE]) == 0
     assert capsys.readouterr().out == "no version is stored yet\n"
-    assert main(["--rollback", "--table", TABLE]) == 2
+    assert main(["--rollback", *TARGET]) == 2
     assert "nothing has been loaded yet" in capsys.readouterr().err
 
 
@@ -209,15 +214,15 @@ def test_rollback_restores_the_previous_version_and_a_named_one(aws, tmp_path, c
         document = demo_document()
         document["title"] = title
         load(write(tmp_path, f"{title}.yaml", document))
-    assert main(["--rollback", "--table", TABLE]) == 0
+    assert main(["--rollback", *TARGET]) == 0
     assert json.loads(invoke("channels_list")["body"])["title"] == "второй"
-    assert main(["--rollback", "1", "--table", TABLE]) == 0
+    assert main(["--rollback", "1", *TARGET]) == 0
     assert invoke("channels_list")["body"] == first
     capsys.readouterr()
     assert main(["--versions", "--table", TABLE]) == 0
     listing = capsys.readouterr().out.splitlines()
     assert [line[:11] for line in listing] == ["* version 1", "  version 2", "  version 3"]
-    assert main(["--rollback", "9", "--table", TABLE]) == 2
+    assert main(["--rollback", "9", *TARGET]) == 2
     assert "version 9 is not kept; kept: 1, 2, 3" in capsys.readouterr().err
 
 
@@ -345,7 +350,7 @@ def test_a_rollback_racing_a_prune_never_points_at_a_deleted_version(aws, tmp_pa
         document = configuration(5 + n)
         document["title"] = f"load {n}"
         assert load(write(tmp_path, f"load-{n}.yaml", document)) == 0
-    store = channel_storage.channel_store()
+    store = channel_storage.channel_store(audit_log())
     served = invoke("channels_list")["body"]
     target = next(info for info in store.versions() if info.version == 1)
     counted = store._chunk_count
@@ -357,7 +362,8 @@ def test_a_rollback_racing_a_prune_never_points_at_a_deleted_version(aws, tmp_pa
 
     monkeypatch.setattr(store, "_chunk_count", pruned_meanwhile)
     with pytest.raises(ConcurrentChange):
-        store.make_current(target, store.current())
+        rolled_back = entry(Area.CHANNELS, "rollback", "version 1", Operator("anna"), datetime.now(UTC))
+        store.make_current(target, store.current(), rolled_back)
     assert store.current().version == 3
     channel_storage.forget_read_replies()
     reply = invoke("channels_list")

@@ -18,6 +18,7 @@ from local.metering import counting_calls
 from ops import launcher_moderate
 from ops.registry_load import write
 from ott.aws import client
+from ott.callers import Operator
 from ott.launcher.block import MAX_POSTERS, NoGuide
 from ott.launcher.clicks import DAILY_HOURS, HASHES_PER_POSTER, Click, Counted, hash_key, hour_of
 from ott.launcher.service import MODERATOR_SCOPE
@@ -31,6 +32,8 @@ from tests.integration.conftest import invoke, one_call_at_a_time
 pytestmark = pytest.mark.demo_data("launcher")
 
 REDIRECT = "http://127.0.0.1:8765/callback"
+OPERATOR = Operator("olga")
+TARGET = ["--table", "LauncherTable", "--audit-table", "AuditTable"]  # the operator commands' tables
 PUBLIC_IDS = [1, 2, 3, 4, 5, 10, 11, 12]  # from 127.0.0.1: contractor 1, Москва (3)
 DEMO_LAUNCHER = DEMO_REGISTRY.parent / "launcher.yaml"
 
@@ -73,7 +76,9 @@ def moderator(demo) -> dict:
 
 @pytest.fixture
 def store(demo) -> DynamoLauncherStore:
-    return DynamoLauncherStore(dynamo_database(), TEMPLATE.physical_name("LauncherTable"))
+    from ott.audit import audit_log
+
+    return DynamoLauncherStore(dynamo_database(), TEMPLATE.physical_name("LauncherTable"), audit=audit_log())
 
 
 def test_the_public_block_is_in_file_order_without_hidden_posters_in_json_and_xml(demo):
@@ -252,14 +257,14 @@ def test_poster_needs_the_id_of_a_collection(demo, query, status):
 
 
 def test_approving_a_poster_shows_it_to_the_public_and_records_who_and_when(demo, moderator):
-    assert launcher_moderate.main(["approve", "7", "--by", "olga", "--table", "LauncherTable"]) == 0
+    assert launcher_moderate.main(["approve", "7", "--by", "olga", *TARGET]) == 0
     assert 7 in ids(invoke("launcher_posters"))
     reply = invoke("launcher_posters", query={"moderation": "true"}, principal=moderator)
     waiting = next(poster for poster in body(reply)["posters"] if poster["id"] == 7)
     assert waiting["moderation"]["state"] == "APPROVED" and waiting["moderation"]["approved_by"] == "olga"
     approved_at = datetime.fromisoformat(waiting["moderation"]["approved_at"])
     assert abs(approved_at - datetime.now(UTC)) < timedelta(minutes=1)
-    assert launcher_moderate.main(["approve", "3", "--table", "LauncherTable"]) == 2  # not marked for it
+    assert launcher_moderate.main(["approve", "3", *TARGET]) == 2  # not marked for it
 
 
 def test_time_travel_answers_the_nearest_snapshot_and_names_it(demo, moderator, store):
@@ -620,10 +625,10 @@ def test_a_load_takes_the_counters_of_removed_posters_out_of_the_statistics_read
     before = store.readings([2, 5], "x" * 43)
     assert {2, 5} <= counters_read_by_statistics()
     kept = [poster for poster in document["posters"] if poster["id"] not in (2, 5)]
-    load_block(store, {**document, "posters": kept}, NoGuide(), datetime.now(UTC))
+    load_block(store, {**document, "posters": kept}, NoGuide(), OPERATOR, datetime.now(UTC))
     assert counters_read_by_statistics() <= {poster["id"] for poster in kept}
     assert consume(click("while-away", 2, "R" * 43)) == {"batchItemFailures": []}  # not in the block: dropped
-    load_block(store, document, NoGuide(), datetime.now(UTC))  # both back, their lifetime counts with them
+    load_block(store, document, NoGuide(), OPERATOR, datetime.now(UTC))  # both back, their lifetime counts with them
     assert store.readings([2, 5], "x" * 43) == before
     reply = invoke("launcher_posters", query={"statistics": "true"}, principal=moderator)
     assert {p["id"]: p["statistics"]["count_total"] for p in body(reply)["posters"]}[2] == before[2].total
@@ -656,7 +661,7 @@ def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(de
         "  - {id: 3, type: YOUTUBE, youtube_id: short, title: Клип, color: red}\n",
         encoding="utf-8",
     )
-    assert launcher_load.main([str(broken), "--table", "LauncherTable"]) == 2
+    assert launcher_load.main([str(broken), *TARGET]) == 2
     problems = capsys.readouterr().err
     for expected in (
         "posters[0].film_id",
@@ -670,7 +675,7 @@ def test_a_file_with_any_invalid_entry_writes_nothing_and_lists_every_problem(de
     valid.write_text(json.dumps({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), encoding="utf-8")
     assert launcher_load.main([str(valid), "--table", "LauncherTable", "--check"]) == 0
     assert store.current() == before  # --check writes nothing
-    assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 0
+    assert launcher_load.main([str(valid), *TARGET]) == 0
     assert ids(invoke("launcher_posters")) == [1]
 
 
@@ -686,8 +691,8 @@ def test_a_load_whose_snapshot_fails_reports_the_load_then_the_snapshot_problem(
     monkeypatch.setattr(DynamoLauncherStore, "save_snapshot", too_large)
     valid = tmp_path / "valid.json"
     valid.write_text(json.dumps({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), encoding="utf-8")
-    assert launcher_load.main([str(valid), "--table", "LauncherTable"]) == 1
+    assert launcher_load.main([str(valid), *TARGET]) == 1
     said = capsys.readouterr()
     assert said.out.startswith("loaded: 1 posters") and "the snapshot was not stored: the snapshot is" in said.err
     assert ids(invoke("launcher_posters")) == [1]  # the block did change
-    assert launcher_moderate.main(["approve", "7", "--by", "olga", "--table", "LauncherTable"]) == 2  # not in it
+    assert launcher_moderate.main(["approve", "7", "--by", "olga", *TARGET]) == 2  # not in it

@@ -333,6 +333,8 @@ def test_the_total_always_counts_exactly_the_items_listed(demo):
     """Every way in and out of the list (take, failure from awaiting, failure from work, the queue's retry,
     the operator's retry, the content system's event) keeps the count row equal to the list rows."""
     from functions.nichecontent_intake.app import lambda_handler as intake
+    from ott.audit import audit_log
+    from ott.callers import Operator
     from ott.nichecontent.service import retry
 
     def listed() -> tuple[int, list[str]]:
@@ -344,7 +346,7 @@ def test_the_total_always_counts_exactly_the_items_listed(demo):
         lambda: update(status="totranscoder", id="demo-0001"),
         lambda: update(status="failure", id="demo-0002"),
         lambda: update(status="failure", id="demo-0001"),
-        lambda: retry(niche_store(), RetryPolicy(), "demo-0002", datetime.now(UTC)),
+        lambda: retry(niche_store(audit_log()), RetryPolicy(), Operator("ivan"), "demo-0002", datetime.now(UTC)),
         lambda: sweep(niche_store(), RetryPolicy(), datetime.now(UTC) + timedelta(hours=7)),
         lambda: intake(sample_event("nichecontent_intake"), Context()),
     ]

@@ -14,6 +14,7 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.demo_data("nichecontent")
 
 TABLE = ["--table", "NicheContentTable"]
+AUDITED = [*TABLE, "--audit-table", "AuditTable"]
 
 
 def write(tmp_path, document, name="items.yaml"):
@@ -60,7 +61,7 @@ def test_check_validates_without_a_target(aws, tmp_path, capsys):
 
 
 def test_retry_and_show(demo, capsys):
-    assert niche_content.main(["retry", "demo-0056", *TABLE]) == 0
+    assert niche_content.main(["retry", "demo-0056", *AUDITED]) == 0
     assert niche_store().get("demo-0056").item.status == Status.AWAITING
     assert "status:     awaiting (1)" in capsys.readouterr().out
     assert niche_content.main(["show", "demo-0054", *TABLE]) == 0
@@ -78,7 +79,7 @@ def test_retry_and_show(demo, capsys):
 
 
 def test_retry_refuses_an_item_in_work_or_done(demo, capsys):
-    assert niche_content.main(["retry", "demo-0051", *TABLE]) == 2
+    assert niche_content.main(["retry", "demo-0051", *AUDITED]) == 2
     assert "conflict: item demo-0051 is totranscoder: only a failed item is retried" in capsys.readouterr().err
     assert niche_content.main(["show", "demo-9999", *TABLE]) == 2
     assert "not_found" in capsys.readouterr().err
@@ -103,7 +104,7 @@ def test_failed_lists_the_items_the_queue_retries_no_more_until_an_operator_retr
     assert listed[0] == "demo-0002"  # longest failed first; the other three failed at the same moment
     assert set(listed[1:]) == {"demo-0051", "demo-0052", "demo-0053"}
     assert lines[-1] == "4 failed items wait for an operator's retry"
-    assert niche_content.main(["retry", "demo-0002", *TABLE]) == 0
+    assert niche_content.main(["retry", "demo-0002", *AUDITED]) == 0
     capsys.readouterr()
     assert niche_content.main(["failed", *TABLE]) == 0
     assert "demo-0002" not in capsys.readouterr().out

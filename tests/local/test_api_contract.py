@@ -75,6 +75,29 @@ def test_launcher_routes_honour_the_contract(case, moderator):
     case.call_and_validate(headers=moderator, excluded_checks=[positive_data_acceptance, unsupported_method])
 
 
+@pytest.fixture(scope="module")
+def chief(stack):
+    """The demo staff member with every area, signed in through the console's public client (PKCE)."""
+    from local.sign_in import access_token
+
+    console = f"{stack.url}/console/"
+    token = access_token(stack.url, "staff-console", None, "chief@example.com", "chief-password", console)
+    return {"Authorization": f"Bearer {token}"}
+
+
+@API.include(path_regex="^/staff/", method="GET").parametrize()
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+def test_staff_reads_honour_the_contract(case, chief):
+    # Reads only: the staff routes that change data (a decision, a rollback, a load) would change the demo data the
+    # other tests of this stack read; their 4xx are held in tests/integration/test_*_staff_handlers.py. A version
+    # or poster the schema allows may name none (404): "valid data is accepted" cannot apply. Unknown query
+    # parameters are ignored, as on the public routes, and the staff token is always sent, which makes a case
+    # schemathesis made negative by a missing token or an extra parameter a valid one: malformed parameters are
+    # held to 400 in those handler tests instead.
+    excluded = [positive_data_acceptance, negative_data_rejection, unsupported_method]
+    case.call_and_validate(headers=chief, excluded_checks=excluded)
+
+
 @API.include(path_regex="^/tvguide/").parametrize()
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 def test_guide_routes_honour_the_contract(case):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ott.callers import Account, Device
+from ott.callers import Account, Device, Operator
 from ott.launcher.edge import PUBLIC_CACHE_CONTROL, SNAPSHOT_HEADER, TAKEN_AT_HEADER, shown_reply
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.service import MODERATOR_SCOPE, answer_poster, answer_posters, load_block
@@ -21,7 +21,7 @@ MODERATOR = Account(42, "demo-staff", frozenset({MODERATOR_SCOPE}), "192.0.2.1")
 @pytest.fixture
 def launcher() -> DynamoLauncherStore:
     store = launcher_at_now()
-    load_block(store, block_document(), FakeGuide(), NOW)
+    load_block(store, block_document(), FakeGuide(), Operator("olga"), NOW)
     return store
 
 

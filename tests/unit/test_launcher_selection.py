@@ -13,8 +13,8 @@ from ott.launcher.records import Snapshot
 from ott.launcher.selection import (
     Audience,
     View,
-    approve,
     choose_posters,
+    decide,
     etag_matches,
     nearest_from,
     open_collection,
@@ -91,8 +91,8 @@ def test_a_poster_awaiting_moderation_is_hidden_from_the_public_and_marked_for_m
 
 def test_an_approved_poster_is_public_and_names_who_approved_it():
     block = compiled()
-    approval = approve(block, 7, "moderator@demo", NOW)
-    assert shown(block=block, approvals={7: approval}) == [1, 2, 3, 4, 5, 7, 10]
+    approval = decide(block, 7, True, "moderator@demo", NOW)
+    assert shown(block=block, decisions={7: approval}) == [1, 2, 3, 4, 5, 7, 10]
     (poster,) = [
         p for p in choose_posters(block, View(FIRST, NOW, {7: approval}, moderation=True)).posters if p.id == 7
     ]
@@ -101,20 +101,20 @@ def test_an_approved_poster_is_public_and_names_who_approved_it():
 
 
 def test_a_poster_changed_after_its_approval_waits_again_but_not_for_a_new_window():
-    approval = approve(compiled(), 7, "moderator@demo", NOW)
+    approval = decide(compiled(), 7, True, "moderator@demo", NOW)
     moved = block_document()
     moved["posters"][6]["until"] = "2026-01-01T00:00:00Z"  # when it is shown is the operator's business
-    assert 7 in shown(block=compiled(moved), approvals={7: approval})
+    assert 7 in shown(block=compiled(moved), decisions={7: approval})
     edited = block_document()
     edited["posters"][6]["title"] = "Новый тариф — скидка 100%"
-    assert 7 not in shown(block=compiled(edited), approvals={7: approval})
+    assert 7 not in shown(block=compiled(edited), decisions={7: approval})
 
 
 def test_only_a_poster_marked_for_pre_moderation_is_approved():
     with pytest.raises(InvalidValue):
-        approve(compiled(), 3, "moderator@demo", NOW)
+        decide(compiled(), 3, True, "moderator@demo", NOW)
     with pytest.raises(NotFound):
-        approve(compiled(), 404, "moderator@demo", NOW)
+        decide(compiled(), 404, True, "moderator@demo", NOW)
 
 
 def test_a_collection_is_listed_without_its_members_and_opened_with_those_the_audience_may_see():
@@ -172,7 +172,7 @@ def test_the_hash_changes_with_what_was_shown():
 
 def test_statistics_and_moderation_marks_do_not_change_the_hash():
     block = compiled()
-    approval = approve(block, 7, "moderator@demo", NOW)
+    approval = decide(block, 7, True, "moderator@demo", NOW)
     public = choose_posters(block, View(FIRST, NOW, {7: approval}))
     moderated = choose_posters(block, View(FIRST, NOW, {7: approval}, moderation=True))
     counted = with_statistics(moderated, {7: Statistics(count_daily=1, count_total=2, count_hash=1)})
@@ -262,7 +262,7 @@ def test_time_travel_answers_the_nearest_stored_snapshot(hours, minutes, expecte
     """What the store's one Query finds among the snapshots it keeps (docs/decisions.md)."""
     store = launcher_at_now()
     for hour in hours:  # each taken after the one before
-        store.save_snapshot(Snapshot(taken_at=NOW + timedelta(hours=hour), block=compiled(), approvals={}, readings={}))
+        store.save_snapshot(Snapshot(taken_at=NOW + timedelta(hours=hour), block=compiled(), decisions={}, readings={}))
     found = store.nearest_snapshot(NOW + timedelta(minutes=minutes))
     assert (str(round((found.taken_at - NOW) / timedelta(hours=1))) if found else None) == expected
 

@@ -8,13 +8,15 @@ from datetime import timedelta
 
 import pytest
 
+from ott.audit import entry
 from ott.auth.admin import register_client
 from ott.auth.bearer import decide
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Client
-from ott.callers import Account, Device
+from ott.callers import Account, Device, Operator
 from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
 from ott.launcher.clicks import HASHES_PER_POSTER, ContractViolation, Counted, hash_key
+from ott.launcher.models import ModerationDecision
 from ott.launcher.params import PosterParams, PostersParams
 from ott.launcher.selection import snapshot_hash
 from ott.launcher.service import (
@@ -23,26 +25,33 @@ from ott.launcher.service import (
     SnapshotNotSaved,
     answer_poster,
     answer_posters,
-    approve_poster,
     count_click,
+    decide_poster,
     load_block,
     take_snapshot,
 )
 from ott.launcher.store import CLICKS, SNAPSHOTS, DynamoLauncherStore, poster_key
 from ott.recordstore import ConcurrentChange
+from ott.staff import Area
 from tests.databases import table
+from tests.stores import audit_log
 from tests.unit.auth_world import REDIRECT, World
 from tests.unit.launcher_data import NOW, FakeGuide, block_document, launcher_at_now
 
 MODERATOR = Account(42, "demo-staff", frozenset({"account", MODERATOR_SCOPE}), "192.0.2.1")
 ANONYMOUS = Device("192.0.2.1")  # a network the registry does not know
+OLGA = Operator("olga")
+
+
+def approve(launcher, poster_id, now):
+    return decide_poster(launcher, OLGA, ModerationDecision(poster_id=poster_id, approved=True), now)
 
 
 @pytest.fixture
 def launcher() -> DynamoLauncherStore:
     """The demo block loaded, in a database of its own: the registry's calls (`database`) are counted apart."""
     store = launcher_at_now()
-    load_block(store, block_document(), FakeGuide(), NOW)
+    load_block(store, block_document(), FakeGuide(), OLGA, NOW)
     return store
 
 
@@ -95,7 +104,7 @@ def test_without_a_home_the_registry_detects_the_client_from_its_address(launche
 
 def test_a_block_that_targets_no_contractor_or_territory_asks_the_registry_nothing(store, database):
     launcher = launcher_at_now()
-    load_block(launcher, {"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}, FakeGuide(), NOW)
+    load_block(launcher, {"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}, FakeGuide(), OLGA, NOW)
     assert ids(posters(launcher, store)) == [1]
     assert not database.calls
 
@@ -109,7 +118,7 @@ class NoRegistry:
 
 def test_a_live_view_places_the_client_with_the_registry_the_store_read_with_the_block(store, database):
     launcher = launcher_at_now(database, with_registry=True)  # the registry's table beside the launcher's
-    load_block(launcher, block_document(), FakeGuide(), NOW)
+    load_block(launcher, block_document(), FakeGuide(), OLGA, NOW)
     database.calls.clear()
     assert 8 in ids(posters(launcher, NoRegistry(), Device("198.51.100.7")))  # the second contractor's film
     # The block with the registry's pointer, then the caller's prefixes: no read of the pointer of its own.
@@ -125,8 +134,9 @@ class HandingOutNoRegistry(DynamoLauncherStore):
 
 def test_time_travel_places_the_client_with_the_registry_as_it_is_now(store):
     # The registry read with the block is of the block's moment, not the snapshot's.
-    launcher = HandingOutNoRegistry(launcher_at_now()._database, table("LauncherTable").name)
-    load_block(launcher, block_document(), FakeGuide(), NOW)
+    database = launcher_at_now()._database
+    launcher = HandingOutNoRegistry(database, table("LauncherTable").name, audit=audit_log(database))
+    load_block(launcher, block_document(), FakeGuide(), OLGA, NOW)
     travelled = replace(MODERATOR, address="198.51.100.7")  # no home: placed by its address
     assert 8 in ids(posters(launcher, store, travelled, statistics=True, time_travel=NOW))
 
@@ -219,11 +229,11 @@ def test_a_snapshot_that_fails_after_a_load_or_approval_says_the_change_was_stor
 
     monkeypatch.setattr(launcher, "save_snapshot", fail)
     with pytest.raises(SnapshotNotSaved, match="item too large") as loaded:
-        load_block(launcher, block_document(), FakeGuide(), NOW)
+        load_block(launcher, block_document(), FakeGuide(), OLGA, NOW)
     assert loaded.value.done == launcher.current() and launcher.current().version == 2
     with pytest.raises(SnapshotNotSaved) as approved:
-        approve_poster(launcher, 7, "olga", NOW)
-    assert approved.value.done.poster_id == 7 and 7 in launcher.current().approvals
+        approve(launcher, 7, NOW)
+    assert approved.value.done.poster_id == 7 and 7 in launcher.current().decisions
 
 
 def test_a_snapshot_keeps_the_block_and_the_rolling_days_counters(launcher, store):
@@ -257,29 +267,29 @@ def test_time_travel_with_nothing_stored_is_not_found(store):
 
 def test_an_approval_is_recorded_with_who_and_when_and_survives_a_reload_of_the_same_poster(launcher, store):
     assert 7 not in ids(posters(launcher, store))
-    approval = approve_poster(launcher, 7, "olga", NOW + timedelta(minutes=1))
+    approval = approve(launcher, 7, NOW + timedelta(minutes=1)).moderation
     assert (approval.approved_by, approval.approved_at) == ("olga", NOW + timedelta(minutes=1))
     assert 7 in ids(posters(launcher, store))
-    load_block(launcher, block_document(), FakeGuide(), NOW + timedelta(hours=1))
+    load_block(launcher, block_document(), FakeGuide(), OLGA, NOW + timedelta(hours=1))
     assert 7 in ids(posters(launcher, store))
     changed = block_document()
     next(p for p in changed["posters"] if p["id"] == 7)["title"] = "Новый тариф: другие условия"
-    load_block(launcher, changed, FakeGuide(), NOW + timedelta(hours=2))
+    load_block(launcher, changed, FakeGuide(), OLGA, NOW + timedelta(hours=2))
     assert 7 not in ids(posters(launcher, store))  # a changed poster waits for a new approval
     assert len(stored_snapshots(launcher)) == 4  # every load and every approval stores a snapshot
 
 
 def test_an_approval_of_a_block_that_changed_meanwhile_is_refused(launcher):
     stale = launcher.current()
-    load_block(launcher, block_document(), FakeGuide(), NOW)
+    load_block(launcher, block_document(), FakeGuide(), OLGA, NOW)
     with pytest.raises(ConcurrentChange):
-        launcher.replace_block(stale)
+        launcher.replace_block(stale, entry(Area.LAUNCHER, "load", "block", OLGA, NOW))
     with pytest.raises(NotFound):
-        approve_poster(launcher_at_now(), 7, "olga", NOW)
+        approve(launcher_at_now(), 7, NOW)
 
 
 def test_public_and_moderator_views_of_an_approved_block_share_the_snapshot_hash(launcher, store):
-    approve_poster(launcher, 7, "olga", NOW)
+    approve(launcher, 7, NOW)
     public = posters(launcher, store)
     moderated = posters(launcher, store, MODERATOR, moderation=True)
     assert public.snapshot_hash == moderated.snapshot_hash == snapshot_hash(public.reply)

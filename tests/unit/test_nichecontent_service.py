@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ott.callers import MachineClient
+from ott.callers import MachineClient, Operator
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ImpossibleMove, ItemConflict, UnknownItem
 from ott.nichecontent.intake import IntakeError, NewItem
@@ -26,10 +26,11 @@ from ott.nichecontent.transitions import RetryPolicy, due_at
 from ott.recordstore import ConcurrentChange
 from ott.storage.memory import InMemoryDatabase
 from tests.databases import memory_database
-from tests.stores import name
+from tests.stores import audit_log, name
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 POLICY = RetryPolicy()
+OPERATOR = Operator("ivan")
 LINK = "https://cdn.example/film.mp4"
 
 
@@ -38,7 +39,7 @@ class InMemoryNicheStore(DynamoNicheStore):
 
     def __init__(self, database: InMemoryDatabase | None = None) -> None:
         self.database = database or memory_database()
-        super().__init__(self.database, name("NicheContentTable"))
+        super().__init__(self.database, name("NicheContentTable"), audit_log(self.database))
 
     def _rows(self) -> list[dict]:
         return [row for row in self.database.items(name("NicheContentTable")) if row["sk"] == "ITEM"]
@@ -159,10 +160,10 @@ def test_the_same_encoder_racing_itself_gets_2xx_and_one_transition():
 
 
 class AlwaysRaced(InMemoryNicheStore):
-    def save(self, item, before, due_at):
+    def save(self, item, before, due_at, audited=None):
         if before is not None:
             raise ConcurrentChange
-        super().save(item, before, due_at)
+        super().save(item, before, due_at, audited)
 
 
 def test_an_item_changing_under_every_attempt_is_503_to_resend():
@@ -237,7 +238,7 @@ def test_a_file_naming_any_id_queued_from_another_source_queues_nothing():
 def test_an_operator_retry_puts_a_failed_item_at_the_back_of_the_list():
     store = queue(3)
     send(store, "failure", "film-001")
-    retried = retry(store, POLICY, "film-001", T0 + timedelta(hours=2))
+    retried = retry(store, POLICY, OPERATOR, "film-001", T0 + timedelta(hours=2))
     assert (retried.status, retried.last.cause, retried.failures) == (Status.AWAITING, Cause.OPERATOR, 0)
     assert ids(content_page(store, 1)) == ["film-002", "film-003", "film-001"]
     assert "film-001" not in store.due_at
@@ -247,9 +248,9 @@ def test_an_operator_retries_only_failed_items():
     store = queue(1)
     send(store, "totranscoder", "film-001")
     with pytest.raises(ImpossibleMove):
-        retry(store, POLICY, "film-001", T0 + timedelta(hours=2))
+        retry(store, POLICY, OPERATOR, "film-001", T0 + timedelta(hours=2))
     with pytest.raises(UnknownItem):
-        retry(store, POLICY, "film-404", T0)
+        retry(store, POLICY, OPERATOR, "film-404", T0)
 
 
 def test_the_sweep_fails_stuck_items_and_retries_due_ones():
@@ -297,10 +298,10 @@ def test_a_failed_item_is_retried_by_the_sweep_until_the_limit():
 
 
 class RacedSweep(InMemoryNicheStore):
-    def save(self, item, before, due_at):
+    def save(self, item, before, due_at, audited=None):
         if item.last.cause == Cause.TIMEOUT:
             raise ConcurrentChange  # the encoder's update landed first
-        super().save(item, before, due_at)
+        super().save(item, before, due_at, audited)
 
 
 def test_the_sweep_leaves_an_item_that_changed_meanwhile_to_the_next_run():

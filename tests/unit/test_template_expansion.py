@@ -27,10 +27,15 @@ REGISTRY_LIST = (
     {"REGISTRY_TABLE": "RegistryTable"},
     {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
 )
+# What a function that records staff changes is given: the audit trail and how long it keeps an entry.
+AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionDays"}
 # Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
 # parameter it names), and what its policies allow, by resource: as they were before the template moved to
 # Fn::ForEach and Globals. A change to any of them shows here, in the open.
 FUNCTIONS = {
+    "ConsoleAuditFunction": (["GET /staff/audit.json"], AUDITED, {"AuditTable": "dynamodb:Query"}),
+    "ConsoleFilesFunction": (["GET /console", "GET /console/{file+}"], {"CONSOLE_CLIENT_ID": "ConsoleClientId"}, {}),
+    "ConsoleMeFunction": (["GET /staff/me.json"], {}, {}),
     "AuthAccountDataFunction": (
         ["GET /auth/2/account/data"],
         {"AUTH_TABLE": "AuthTable"},
@@ -123,6 +128,33 @@ FUNCTIONS = {
         {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthTable": "dynamodb:UpdateItem"},
     ),
+    "ChannelsStaffDiffFunction": (
+        ["GET /staff/channels/diff.json"],
+        {"CHANNELS_TABLE": "ChannelsTable"},
+        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:Query"},
+    ),
+    "ChannelsStaffLoadFunction": (
+        ["POST /staff/channels/load.json"],
+        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
+        {
+            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
+            "dynamodb:Query dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "ChannelsStaffRollbackFunction": (
+        ["POST /staff/channels/rollback.json"],
+        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
+        {
+            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "ChannelsStaffVersionsFunction": (
+        ["GET /staff/channels/versions.json"],
+        {"CHANNELS_TABLE": "ChannelsTable"},
+        {"ChannelsTable": "dynamodb:GetItem dynamodb:Query"},
+    ),
     "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
     "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),
     "GuideIdbytitleFunction": (["GET /tvguide/2/idbytitle.json", "GET /tvguide/2/idbytitle.xml"], *GUIDE_READER),
@@ -168,6 +200,51 @@ FUNCTIONS = {
         [],
         {"LAUNCHER_TABLE": "LauncherTable"},
         {"LauncherTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem"},
+    ),
+    "LauncherStaffDailyFunction": (
+        ["GET /staff/launcher/daily.json"],
+        {"LAUNCHER_TABLE": "LauncherTable"},
+        {"LauncherTable": "dynamodb:Query"},
+    ),
+    "LauncherStaffDecideFunction": (
+        ["POST /staff/launcher/decisions.json"],
+        {"LAUNCHER_TABLE": "LauncherTable", **AUDITED},
+        {
+            "LauncherTable": "dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
+            "dynamodb:Query dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
+    "LauncherStaffModerationFunction": (
+        ["GET /staff/launcher/moderation.json"],
+        {"LAUNCHER_TABLE": "LauncherTable"},
+        {"LauncherTable": "dynamodb:GetItem"},
+    ),
+    "LauncherStaffPostersFunction": (
+        ["GET /staff/launcher/posters.json"],
+        {"LAUNCHER_TABLE": "LauncherTable", "REGISTRY_TABLE": "RegistryTable"},
+        {
+            "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
+            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+        },
+    ),
+    "NicheContentStaffItemFunction": (
+        ["GET /staff/niche-content/item.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
+        {"NicheContentTable": "dynamodb:GetItem"},
+    ),
+    "NicheContentStaffQueueFunction": (
+        ["GET /staff/niche-content/queue.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
+        {"NicheContentTable": "dynamodb:Query", "${NicheContentTable.Arn}/index/attention": "dynamodb:Query"},
+    ),
+    "NicheContentStaffRetryFunction": (
+        ["POST /staff/niche-content/retry.json"],
+        {"NICHE_CONTENT_TABLE": "NicheContentTable", **AUDITED},
+        {
+            "NicheContentTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+        },
     ),
     "NicheContentIntakeFunction": (
         [],
@@ -272,6 +349,7 @@ FUNCTIONS = {
     ),
     "RegistryNotImplementedFunction": (["ANY /registry/2/{proxy+}"], {}, {}),
     "RegistryPrefixesFunction": (["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"], *REGISTRY_LIST),
+    "RegistryStaffCheckFunction": (["POST /staff/registry/check.json"], {}, {}),
     "RegistryTerritoriesFunction": (
         ["GET /registry/2/territories.json", "GET /registry/2/territories.xml"],
         *REGISTRY_LIST,

@@ -1,8 +1,9 @@
 """Who calls: one type per kind of caller. The HTTP edge builds them from the request (`ApiRequest.caller`,
 `.account`, `.machine_client`) and a handler passes them to the domain, which never reads a request.
 
-Staff are accounts whose token carries a staff scope (the launcher's moderators): what they may do is a
-scope, checked with `Account.may`, not a type of its own."""
+Staff are the people who run the platform: an account whose token carries a staff scope (the console), or an
+operator running a command with the platform's AWS credentials (`Operator`). What they may do is a scope per
+area (`ott.staff`), checked with `may`."""
 
 from dataclasses import dataclass
 
@@ -31,9 +32,14 @@ class Account:
     anonymous: bool = False
     contractor_id: int | None = None
     territory_id: int | None = None
+    username: str | None = None  # a personal account's login: what the audit trail names staff by
 
     def may(self, scope: str) -> bool:
         return scope in self.scopes
+
+    @property
+    def name(self) -> str:
+        return self.username or f"account {self.account_id}"
 
 
 @dataclass(frozen=True)
@@ -43,5 +49,18 @@ class MachineClient:
     key_id: str
 
 
+@dataclass(frozen=True)
+class Operator:
+    """A person running an operator command (`ops/`) with the platform's AWS credentials: IAM already lets them
+    change everything the command touches, so every staff scope is theirs."""
+
+    name: str
+
+    def may(self, scope: str) -> bool:
+        return True
+
+
+# Who changes what staff change: a staff account through the console's routes, or an operator's command.
+Staff = Account | Operator
 # Who calls a public route: an account when a valid token came, a device otherwise.
 Caller = Device | Account

@@ -52,6 +52,14 @@ class NotFound(DomainError):
     status = 404
 
 
+class Conflict(DomainError):
+    """The change was judged on a state that another change replaced meanwhile; nothing was written. Look again
+    and retry."""
+
+    code = "conflict"
+    status = 409
+
+
 class MethodNotAllowed(DomainError):
     code = "method_not_allowed"
     status = 405

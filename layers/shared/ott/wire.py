@@ -1,5 +1,5 @@
 """Wire types every service shares: integer widths of the specs, the base of every wire model, the query
-string's id lists, and the reply formats."""
+string's id lists and switches, and the reply formats."""
 
 import json
 import re
@@ -71,6 +71,18 @@ def whole_number(value: object) -> object:
 
 
 Id = Annotated[UInt32, BeforeValidator(whole_number), WithJsonSchema({"type": "string", "pattern": r"^[0-9]+$"})]
+
+
+def true_or_false(value: object) -> object:
+    """A switch in the query string: `true`, or `false` (its default) written out."""
+    if isinstance(value, str):
+        if value not in ("true", "false"):
+            raise ValueError("must be true or false")
+        return value == "true"
+    return value
+
+
+Switch = Annotated[bool, BeforeValidator(true_or_false), WithJsonSchema({"type": "string", "enum": ["true", "false"]})]
 IdList = Annotated[
     list[Id],
     BeforeValidator(split_commas),

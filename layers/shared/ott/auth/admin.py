@@ -8,7 +8,7 @@ from typing import Any
 
 from ott.accounts import ConfirmedPhone
 from ott.auth.crypto import SCRYPT_N, hash_password, token_hash
-from ott.auth.policy import DEFAULT_SCOPES, GRANTS, SCOPES, STAFF_SCOPES
+from ott.auth.policy import DEFAULT_SCOPES, GRANTS, PUBLIC_CLIENT_GRANTS, SCOPES, STAFF_SCOPES
 from ott.auth.records import AccessToken, Account, Client, Credentials, DataTree
 from ott.auth.sessions import new_account_id
 from ott.auth.store import AuthStore
@@ -30,8 +30,10 @@ def register_client(
     secret: str | None = None,
     requires_pkce: bool = False,
     resource_server: bool = False,
-) -> str:
-    """Store a new client with its secret's hash; return the secret (generated unless given)."""
+    public: bool = False,
+) -> str | None:
+    """Store a new client with its secret's hash; return the secret (generated unless given). A public client
+    (a browser application, as the staff console) has no secret and must use PKCE: None is returned."""
     grants, uris, granted = list(grant_types), list(redirect_uris), list(scopes)
     if problems := unsafe_text({"client_id": client_id, "name": name, "redirect_uris": uris}):
         raise InvalidInput("; ".join(problems))
@@ -45,17 +47,20 @@ def register_client(
         raise InvalidInput("authorization_code needs at least one redirect URI")
     if not 60 <= access_ttl <= 86_400:
         raise InvalidInput("access_ttl must be between 60 and 86400 seconds")
-    secret = secret or secrets.token_urlsafe(32)
+    if public and (secret or set(grants) - set(PUBLIC_CLIENT_GRANTS)):
+        raise InvalidInput(f"a public client has no secret and uses only {', '.join(PUBLIC_CLIENT_GRANTS)}")
+    secret = None if public else secret or secrets.token_urlsafe(32)
     client = Client(
         client_id=client_id,
-        secret_hash=token_hash(secret),
+        secret_hash=token_hash(secret) if secret else "",
         name=name,
         grant_types=grants,
         redirect_uris=uris,
         scopes=granted,
         access_ttl=access_ttl,
-        requires_pkce=requires_pkce,
+        requires_pkce=requires_pkce or public,
         resource_server=resource_server,
+        public=public,
     )
     store.commit([created(client)])
     return secret

@@ -31,6 +31,8 @@ def decide(store: AuthStore, token: str | None, method_arn: str, required: bool)
         context["contractorId"] = str(access.contractor_id)
     if access.territory_id is not None:
         context["territoryId"] = str(access.territory_id)
+    if access.username:
+        context["username"] = access.username  # staff are named by it in the audit trail
     return policy(str(access.account_id), "Allow", method_arn, context)
 
 

@@ -16,6 +16,7 @@ FIRST_DELAY = 30
 MAX_DOUBLINGS = 10  # beyond this the delay is capped anyway
 WRITE_TRIES = 3  # reads and conditional writes of the attempts record before giving way to concurrent ones
 PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
+LOOPBACK = ("127.0.0.1", "::1")
 
 
 class NoRedirect(DomainError):
@@ -41,9 +42,24 @@ def trusted_redirect(client: Client | None, redirect_uri: str | None) -> tuple[C
         if len(client.redirect_uris) != 1:
             raise NoRedirect("redirect_uri is required for this client")
         return client, client.redirect_uris[0]
-    if redirect_uri not in client.redirect_uris:
+    if not any(same_redirect(registered, redirect_uri) for registered in client.redirect_uris):
         raise NoRedirect("redirect_uri is not registered for this client")
     return client, redirect_uri
+
+
+def same_redirect(registered: str, asked: str) -> bool:
+    """Exact match, except that a loopback IP literal over http matches on any port (RFC 8252 §7.3): a program
+    on the operator's or a developer's machine (the local stack's console) listens where it can."""
+    if registered == asked:
+        return True
+    mine, theirs = urlsplit(registered), urlsplit(asked)
+    if mine.scheme != "http" or mine.hostname not in LOOPBACK or "@" in theirs.netloc:
+        return False
+    try:
+        theirs.port  # noqa: B018 - a malformed port raises
+    except ValueError:
+        return False
+    return theirs.hostname == mine.hostname and theirs._replace(netloc=mine.netloc).geturl() == registered
 
 
 def pkce_refusal(client: Client, challenge: str | None, method: str | None) -> str | None:

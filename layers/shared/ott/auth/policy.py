@@ -6,15 +6,18 @@ from pydantic import Field, field_validator
 
 from ott.auth.crypto import SCRYPT_N
 from ott.config import EnvSettings
+from ott.staff import SCOPES as STAFF_SCOPE_OF_AREA
 
 # RFC 8628's device grant, beside the spec's PIN flow (vendor:device_code).
 DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 GRANTS = ("authorization_code", "refresh_token", "vendor:anonymous", "vendor:device_code", DEVICE_CODE_GRANT)
-# What a client may be given. Staff scopes (the launcher's moderators) are granted only by name, never by default.
-SCOPES = ("account", "user_data", "phoneconfirm", "launcher_moderation")
 DEFAULT_SCOPES = ("account", "user_data", "phoneconfirm")
+# What a client may be given. Staff scopes (one per area staff work in) are granted only by name, never by default.
+SCOPES = (*DEFAULT_SCOPES, *STAFF_SCOPE_OF_AREA.values())
 # A token carries a staff scope only when both its client and its account were given it.
 STAFF_SCOPES = frozenset(SCOPES) - frozenset(DEFAULT_SCOPES)
+# What a public client (a browser application: no secret to keep) may use: a user's sign-in, with PKCE.
+PUBLIC_CLIENT_GRANTS = ("authorization_code", "refresh_token")
 
 
 class AuthPolicy(EnvSettings):

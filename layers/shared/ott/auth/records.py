@@ -27,6 +27,7 @@ class Client(Record):
     access_ttl: int = 3600
     requires_pkce: bool = False  # RFC 7636: its authorization requests must carry an S256 code_challenge
     resource_server: bool = False  # RFC 7662: it may introspect tokens (the stream-authorization component)
+    public: bool = False  # RFC 6749 §2.1: no secret (a browser application); PKCE required
 
 
 @dataclass(slots=True)
@@ -90,6 +91,7 @@ class AccessToken(Record):
     expires_at: int | None = None  # None: a legacy v1 token without expiry
     contractor_id: int | None = None  # the account's when its family was opened
     territory_id: int | None = None
+    username: str | None = None  # a personal account's login, which staff are named by in the audit trail
 
 
 @dataclass(slots=True)
@@ -121,6 +123,7 @@ class Family(Record):
     expires_at: int | None = None  # an anonymous sign-in's is pushed at every refresh; a live personal one has none
     contractor_id: int | None = None  # the account's when it signed in
     territory_id: int | None = None
+    username: str | None = None
 
 
 @dataclass(slots=True)

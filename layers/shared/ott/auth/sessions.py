@@ -54,6 +54,7 @@ def follow_account(family: Family, client: Client, account: Account | None) -> N
     family.scope = account_scope(granted_scope(client, family.scope), account)
     if account is not None:
         family.contractor_id, family.territory_id = account.contractor_id, account.territory_id
+        family.username = account.username
 
 
 def sign_in_expiry(account: Account | None, anonymous: bool, now: datetime) -> int | None:
@@ -95,6 +96,7 @@ def issue(client: Client, family: Family, now: datetime, refresh: str | None) ->
         expires_at=epoch_seconds(now) + client.access_ttl,
         contractor_id=family.contractor_id,
         territory_id=family.territory_id,
+        username=family.username,
     )
     changes: list[Put | Delete] = [created(access_record)]
     if family.access_hash:

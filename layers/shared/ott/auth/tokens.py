@@ -105,18 +105,22 @@ def required(value: str | None, name: str) -> str:
 
 def client_credentials(
     basic: tuple[str, str] | None, client_id: str | None, client_secret: str | None
-) -> tuple[str, str]:
-    """RFC 6749 §2.3.1: HTTP Basic or the body, not both."""
+) -> tuple[str, str | None]:
+    """RFC 6749 §2.3.1: HTTP Basic or the body, not both. A public client sends its client_id alone (§2.1)."""
     if basic and (client_secret or (client_id and client_id != basic[0])):
         raise errors.InvalidRequest("send client credentials once: in the Authorization header or in the body")
     client_id, secret = basic or (client_id, client_secret)
-    if not client_id or not secret:
-        raise errors.InvalidClient("client_id and client_secret are required")
-    return client_id, secret
+    if not client_id:
+        raise errors.InvalidClient("client_id is required")
+    return client_id, secret or None
 
 
-def authenticate(client: Client | None, secret: str) -> Client:
-    if client is None or not same(client.secret_hash, token_hash(secret)):
+def authenticate(client: Client | None, secret: str | None) -> Client:
+    """A confidential client by its secret; a public client (no secret to keep: the staff console in a browser)
+    by its client_id alone, its codes bound to PKCE instead (RFC 7636, RFC 9700 §2.1.1)."""
+    if client is not None and client.public and secret is None:
+        return client
+    if client is None or client.public or secret is None or not same(client.secret_hash, token_hash(secret)):
         raise errors.InvalidClient("unknown client or wrong client_secret")
     return client
 

@@ -215,15 +215,16 @@ def decide(store: AuthStore, device: DeviceAuthorization, status: str) -> None:
         raise UnknownUserCode("this code was used meanwhile") from None
 
 
-def poll(store: AuthStore, client_id: str, secret: str, device_code: str, now: datetime) -> TokenReply:
+def poll(store: AuthStore, client_id: str, secret: str | None, device_code: str, now: datetime) -> TokenReply:
     """RFC 8628 §3.4-3.5. A poll is one UpdateItem (the time of this poll, and the record with the time of the
-    one before) while the person has not decided; tokens are issued once."""
+    one before) while the person has not decided; tokens are issued once. Only confidential clients are given
+    this grant: a poll without a secret is refused like a wrong one."""
     at = epoch_seconds(now)
     stamped = store.stamp(DeviceAuthorization, token_hash(device_code), "last_poll", at)
     device, previous_poll = stamped if stamped else (None, 0)
     if device is None or device.flow != FLOW or device.client_id != client_id:
         raise errors.InvalidGrant("unknown device_code")
-    if not same(device.client_secret_hash, token_hash(secret)):
+    if secret is None or not same(device.client_secret_hash, token_hash(secret)):
         raise errors.InvalidClient("unknown client or wrong client_secret")
     if device.status == "used":
         raise errors.InvalidGrant("the device_code was used already")

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from pydantic import Field
 
+from ott.audit import AuditEntry, AuditLog, recorded
 from ott.config import EnvSettings, KeyIds, load_settings
 from ott.recordstore import ConcurrentChange
 from ott.storage import CheckItem, Database, DeleteItem, Item, Key, PutItem, Table, TransactionCancelled, attr
@@ -46,6 +47,7 @@ class VersionInfo:
     size: int  # bytes of the reply
     sha256: str
     warnings: int
+    loaded_by: str = ""  # who loaded it (the audit trail's name); versions loaded before it was kept have none
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,10 @@ class ChannelStore(Protocol):
     def versions(self) -> list[VersionInfo]: ...
     def next_version(self) -> int: ...
     def write_version(self, info: VersionInfo, reply: str) -> None: ...
-    def make_current(self, target: VersionInfo, seen: Current | None) -> None: ...
+    def make_current(self, target: VersionInfo, seen: Current | None, audited: AuditEntry) -> None: ...
     def delete_version(self, version: int) -> None: ...
     def reply_of(self, target: VersionInfo) -> str: ...
+    def replies_of(self, targets: list[VersionInfo]) -> dict[int, str]: ...
 
 
 def version_key(version: int) -> str:
@@ -92,9 +95,13 @@ def forget_read_replies() -> None:
 
 
 class DynamoChannelStore:
-    def __init__(self, database: Database, table: str) -> None:
+    """`audit`: where loads and rollbacks are recorded (stores that change the configuration)."""
+
+    def __init__(self, database: Database, table: str, audit: AuditLog | None = None) -> None:
         self._database = database
         self._table = Table(table, "pk", "sk")
+        self._audit = audit
+        self._chunks: dict[int, int] = {}  # chunk counts of the versions `versions` listed
 
     def served(self) -> tuple[Current, str] | None:
         current = self._pointer(consistent=False)
@@ -112,7 +119,9 @@ class DynamoChannelStore:
         return self._pointer(consistent=True)
 
     def versions(self) -> list[VersionInfo]:
-        return [version_info(item) for item in self._database.query(self._table, "VERSION", consistent=True)]
+        items = list(self._database.query(self._table, "VERSION", consistent=True))
+        self._chunks.update({int(item["version"]): int(item["chunks"]) for item in items})
+        return [version_info(item) for item in items]
 
     def next_version(self) -> int:
         return self._database.increment(self._table, COUNTER_KEY)
@@ -128,10 +137,10 @@ class DynamoChannelStore:
         manifest = {**manifest_key(info.version), **asdict(info), "chunks": len(chunks)}
         self._database.put(self._table, manifest, attr("pk").not_exists())
 
-    def make_current(self, target: VersionInfo, seen: Current | None) -> None:
+    def make_current(self, target: VersionInfo, seen: Current | None, audited: AuditEntry) -> None:
         """Point at `target` if the pointer is still `seen` (None: there was none) and `target` is still kept,
-        in one transaction: a prune deleting the version meanwhile cannot leave the pointer on it (it deletes
-        the manifest first). Else ConcurrentChange."""
+        in one transaction with the audit entry: a prune deleting the version meanwhile cannot leave the pointer
+        on it (it deletes the manifest first). Else ConcurrentChange."""
         try:
             chunks = self._chunk_count(target.version)
         except CorruptVersion:  # pruned since the caller listed it
@@ -146,7 +155,7 @@ class DynamoChannelStore:
         unchanged = attr("pk").not_exists() if seen is None else attr("revision").eq(seen.revision)
         kept = CheckItem(self._table, manifest_key(target.version), attr("pk").exists())
         try:
-            self._database.transact([kept, PutItem(self._table, pointer, unchanged)])
+            self._database.transact([kept, PutItem(self._table, pointer, unchanged), recorded(self._audit, audited)])
         except TransactionCancelled:
             raise ConcurrentChange(f"the current version changed, or version {target.version} was deleted") from None
 
@@ -173,6 +182,21 @@ class DynamoChannelStore:
         """A kept version's reply, whether current or not."""
         return self._read_chunks(Current(target.version, target.sha256, 0, self._chunk_count(target.version)))
 
+    def replies_of(self, targets: list[VersionInfo]) -> dict[int, str]:
+        """Kept versions' replies, every chunk in one BatchGetItem (their chunk counts as `versions` listed them)."""
+        counts = {
+            target.version: self._chunks.get(target.version) or self._chunk_count(target.version) for target in targets
+        }
+        keys = [chunk_key(version, index) for version, count in counts.items() for index in range(count)]
+        found = self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
+        return {
+            target.version: whole_reply(
+                Current(target.version, target.sha256, 0, counts[target.version]),
+                {item["sk"]: item["data"] for item in found if item["pk"] == chunk_pk(target.version)},
+            )
+            for target in targets
+        }
+
     def _pointer(self, *, consistent: bool) -> Current | None:
         item = self._database.get(self._table, CURRENT_KEY, consistent=consistent)
         if item is None:
@@ -183,13 +207,17 @@ class DynamoChannelStore:
         """One BatchGetItem, strongly consistent: the chunks were written before the pointer that named them."""
         keys = [chunk_key(current.version, index) for index in range(current.chunks)]
         found = self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
-        parts = {item["sk"]: item["data"] for item in found}
-        if len(parts) != current.chunks:
-            raise CorruptVersion(f"version {current.version}: {len(parts)} of {current.chunks} chunks found")
-        text = zlib.decompress(b"".join(parts[key] for key in sorted(parts))).decode("utf-8")
-        if digest(text) != current.sha256:
-            raise CorruptVersion(f"version {current.version}: the chunks do not match its sha256")
-        return text
+        return whole_reply(current, {item["sk"]: item["data"] for item in found})
+
+
+def whole_reply(current: Current, parts: dict[str, bytes]) -> str:
+    """A version's reply from its chunks (by sort key); CorruptVersion when one is missing or the digest differs."""
+    if len(parts) != current.chunks:
+        raise CorruptVersion(f"version {current.version}: {len(parts)} of {current.chunks} chunks found")
+    text = zlib.decompress(b"".join(parts[key] for key in sorted(parts))).decode("utf-8")
+    if digest(text) != current.sha256:
+        raise CorruptVersion(f"version {current.version}: the chunks do not match its sha256")
+    return text
 
 
 def manifest_key(version: int) -> Key:
@@ -205,7 +233,7 @@ def chunk_key(version: int, index: int) -> Key:
 
 
 def version_info(item: Item) -> VersionInfo:
-    return VersionInfo(**{field.name: item[field.name] for field in fields(VersionInfo)})
+    return VersionInfo(**{field.name: item[field.name] for field in fields(VersionInfo) if field.name in item})
 
 
 class ChannelSettings(EnvSettings):
@@ -219,5 +247,6 @@ def channel_client_keys() -> frozenset[str]:
     return load_settings(ChannelSettings).client_key_ids
 
 
-def channel_store() -> DynamoChannelStore:
-    return DynamoChannelStore(dynamo_database(), load_settings(ChannelSettings).table)
+def channel_store(audit: AuditLog | None = None) -> DynamoChannelStore:
+    """`audit`: where staff changes are recorded (the routes that load and roll back)."""
+    return DynamoChannelStore(dynamo_database(), load_settings(ChannelSettings).table, audit)

@@ -33,6 +33,7 @@ class RouteDoc:
     statuses: tuple[int, ...] = ()  # other statuses the route answers with, besides 200/400/500
     scope: str | None = None
     cache: CachePolicy | None = None
+    text_body: str | None = None  # the media type of a body taken as text (an operator's file), not a model
 
 
 # What each API function accepts and returns, by its handler: the OpenAPI document is generated from it.
@@ -53,10 +54,16 @@ def api_handler(
     error_vocabulary: Callable[[DomainError], DomainError] | None = None,
     cache: CachePolicy | None = None,
     api_keys: Callable[[], Collection[str]] | None = None,
+    headers: dict[str, str] | None = None,
+    max_body: int = 0,
+    text_body: str | None = None,
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
     """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints);
     `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match;
-    `api_keys` gives the API key ids a machine route serves (any other key is 403 `forbidden`)."""
+    `api_keys` gives the API key ids a machine route serves (any other key is 403 `forbidden`); `headers` go
+    on every reply, errors too (staff routes: never cached); `max_body` bounds the body (0: MAX_BODY_BYTES;
+    an operator's file may be larger than any client's request), which `text_body` names the media type of
+    when the handler reads it as text (`request.text`)."""
 
     def decorate(handle: Callable[[ApiRequest], Any]) -> Callable[[dict, Any], dict]:
         @functools.wraps(handle)
@@ -67,7 +74,7 @@ def api_handler(
                     require_scope(event, scope)
                 if api_keys is not None:
                     require_api_key(event, api_keys)
-                request = ApiRequest.parse(event, fmt, params, payload, payload_format)
+                request = ApiRequest.parse(event, fmt, params, payload, payload_format, max_body)
                 result = handle(request)
                 if not isinstance(result, Reply):
                     result = Reply(result, success_status)
@@ -81,6 +88,8 @@ def api_handler(
             except Exception:
                 logger.exception("request failed")
                 response = internal_error_reply(fmt)
+            if headers:
+                response["headers"] = {**response["headers"], **headers}
             count_reply(response["statusCode"])
             return response
 
@@ -97,6 +106,7 @@ def api_handler(
             statuses + ((403,) if api_keys is not None else ()),
             scope,
             cache,
+            text_body,
         )
         return wrapped
 

@@ -36,6 +36,7 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
     format: str
     params: ParamsT
     payload: PayloadT
+    max_body: int = 0  # 0: MAX_BODY_BYTES
 
     @classmethod
     def parse(
@@ -45,15 +46,21 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         params: type[BaseModel] | None,
         payload: type[BaseModel] | None,
         payload_format: str | None = None,
+        max_body: int = 0,
     ) -> "ApiRequest[Any, Any]":
         query = event.get("queryStringParameters") or {}
         parsed_params = validate(params, query) if params else None
-        parsed_payload = parse_payload(payload, event, payload_format or fmt) if payload else None
-        return ApiRequest(event=event, format=fmt, params=parsed_params, payload=parsed_payload)
+        parsed_payload = parse_payload(payload, event, payload_format or fmt, max_body) if payload else None
+        return ApiRequest(event=event, format=fmt, params=parsed_params, payload=parsed_payload, max_body=max_body)
 
     @property
     def query(self) -> dict[str, str]:
         return self.event.get("queryStringParameters") or {}
+
+    @cached_property
+    def text(self) -> str:
+        """The body as text (an operator's file), within the route's bound."""
+        return body_text(self.event, self.max_body)
 
     @cached_property
     def form(self) -> dict[str, str]:
@@ -101,6 +108,7 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
             anonymous=principal.get("anonymous") == "true",
             contractor_id=int(contractor) if contractor else None,
             territory_id=int(territory) if territory else None,
+            username=principal.get("username") or None,
         )
 
     @property
@@ -165,22 +173,23 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
 MAX_BODY_BYTES = 128 * 1024
 
 
-def body_text(event: dict[str, Any]) -> str:
-    """The body as text, refused over MAX_BODY_BYTES of UTF-8 before anything decodes or parses it further."""
-    raw = event.get("body") or ""
-    too_large = PayloadTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
+def body_text(event: dict[str, Any], limit: int = 0) -> str:
+    """The body as text, refused over `limit` bytes of UTF-8 (0: MAX_BODY_BYTES) before anything decodes or
+    parses it further."""
+    raw, limit = event.get("body") or "", limit or MAX_BODY_BYTES
+    too_large = PayloadTooLarge(f"the request body is larger than {limit} bytes")
     if event.get("isBase64Encoded"):
-        if len(raw) > 4 * (MAX_BODY_BYTES // 3 + 1):  # base64 holds 3 bytes in 4 characters
+        if len(raw) > 4 * (limit // 3 + 1):  # base64 holds 3 bytes in 4 characters
             raise too_large
         try:
             data = base64.b64decode(raw, validate=True)
         except ValueError:
             raise InvalidInput("the body is not valid base64") from None
-        if len(data) > MAX_BODY_BYTES:
+        if len(data) > limit:
             raise too_large
         return data.decode("utf-8", errors="replace")
     # A character is 1 to 4 bytes: the cheap count first, the exact one only for what may pass.
-    if len(raw) > MAX_BODY_BYTES or len(raw.encode("utf-8", errors="surrogatepass")) > MAX_BODY_BYTES:
+    if len(raw) > limit or len(raw.encode("utf-8", errors="surrogatepass")) > limit:
         raise too_large
     return raw
 
@@ -199,10 +208,10 @@ def parse_form(raw: str) -> dict[str, str]:
     return fields
 
 
-def parse_payload(model: type[BaseModel], event: dict[str, Any], fmt: str) -> BaseModel:
+def parse_payload(model: type[BaseModel], event: dict[str, Any], fmt: str, limit: int = 0) -> BaseModel:
     """The body in the given format. JSON is validated strictly (no `false` for a number);
     XML and forms carry only text, so their values are converted."""
-    raw = body_text(event)
+    raw = body_text(event, limit)
     if not raw.strip():
         raise InvalidInput("the request body is required")
     if fmt == "xml":

@@ -4,10 +4,11 @@ The spec writes every Poster field in snake_case, so these models travel by thei
 the camelCase of `ott.wire.WireModel`. Enums travel by name, like every service's.
 """
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from ott.wire import UInt32, UInt64, WireModel
 
@@ -75,14 +76,19 @@ class Statistics(LauncherModel):
 class ModerationState(StrEnum):
     PENDING = "PENDING"
     APPROVED = "APPROVED"
+    REJECTED = "REJECTED"
 
 
 class Moderation(LauncherModel):
-    """Present only with `moderation=true`, on the posters marked for pre-moderation."""
+    """Present only with `moderation=true`, on the posters marked for pre-moderation. A rejected poster stays
+    hidden, as a pending one; the comment is the moderator's, for whoever prepares the block."""
 
     state: ModerationState
     approved_by: str | None = None
     approved_at: datetime | None = None
+    rejected_by: str | None = None
+    rejected_at: datetime | None = None
+    comment: str | None = None
 
 
 class Poster(LauncherModel):
@@ -111,3 +117,35 @@ class PosterList(LauncherModel):
 
 
 Poster.model_rebuild()
+
+
+# The operator's console (staff routes, not in the spec)
+
+
+class ModerationDecision(LauncherModel):
+    """A moderator's verdict on a poster awaiting moderation; a rejection says why."""
+
+    poster_id: UInt64
+    approved: bool
+    comment: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+
+
+class ModeratedPoster(LauncherModel):
+    poster_id: UInt64
+    moderation: Moderation
+
+
+class DailyClicks(LauncherModel):
+    """Clicks on a poster per UTC day, oldest first: the hourly snapshots' lifetime counts, a day's last one less
+    the day before's. A day without snapshot is absent; the first day recorded counts everything until then."""
+
+    poster_id: UInt64
+    days: list["DayClicks"]
+
+
+class DayClicks(LauncherModel):
+    day: date
+    clicks: UInt32
+
+
+DailyClicks.model_rebuild()

@@ -6,18 +6,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from ott.launcher.block import PosterId
 from ott.launcher.selection import Moment
+from ott.wire import Id, Switch
 
-
-def true_or_false(value: object) -> object:
-    """The spec's switches take the value `true`; `false` is their default, written out."""
-    if isinstance(value, str):
-        if value not in ("true", "false"):
-            raise ValueError("must be true or false")
-        return value == "true"
-    return value
-
-
-Switch = Annotated[bool, BeforeValidator(true_or_false), WithJsonSchema({"type": "string", "enum": ["true", "false"]})]
 TimeTravel = Annotated[
     Moment,
     WithJsonSchema(
@@ -60,3 +50,33 @@ class PostersParams(BaseModel):
 
 class PosterParams(PostersParams):
     id: IdText
+
+
+class AudienceParams(PostersParams):
+    """The block as any audience sees it (the console's moderators): a contractor, a territory (its ancestors
+    count, as for a client placed there), a client id; none of them: a client the registry does not place."""
+
+    contractor: Id | None = None
+    territory: Id | None = None
+    client: Annotated[str, Field(pattern=r"^[a-z0-9_-]{1,64}$")] | None = None
+
+
+def day_count(value: object) -> object:
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 3):
+        raise ValueError("must be a number of days")
+    return value
+
+
+DayCount = Annotated[
+    int, BeforeValidator(day_count), Field(ge=1, le=90), WithJsonSchema({"type": "string", "pattern": r"^[0-9]{1,3}$"})
+]
+
+
+class DailyClicksParams(BaseModel):
+    poster: IdText
+    days: Annotated[
+        int,
+        BeforeValidator(day_count),
+        Field(ge=1, le=90),
+        WithJsonSchema({"type": "string", "pattern": r"^[0-9]{1,3}$"}),
+    ] = 30

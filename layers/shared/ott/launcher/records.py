@@ -1,4 +1,4 @@
-"""What the launcher keeps: the block in force with its moderators' approvals, and the snapshots of the block
+"""What the launcher keeps: the block in force with its moderators' decisions, and the snapshots of the block
 and its statistics that `time_travel` answers with."""
 
 from dataclasses import dataclass, field
@@ -7,44 +7,52 @@ from typing import Any
 
 from ott.launcher.block import LauncherBlock
 from ott.launcher.clicks import ClickReadings, hash_key
-from ott.launcher.selection import Approval
+from ott.launcher.selection import Decision
 
 
 @dataclass(frozen=True)
 class Current:
-    """The block operators loaded last, with the approvals still on record; `version` guards changes."""
+    """The block operators loaded last, with the moderators' decisions still on record; `version` guards changes."""
 
     block: LauncherBlock
-    approvals: dict[int, Approval]
+    decisions: dict[int, Decision]
     loaded_at: datetime
     version: int = 0
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The block, its approvals and every poster's counters as they were at `taken_at`."""
+    """The block, its decisions and every poster's counters as they were at `taken_at`."""
 
     taken_at: datetime
     block: LauncherBlock
-    approvals: dict[int, Approval]
+    decisions: dict[int, Decision]
     readings: dict[int, ClickReadings] = field(default_factory=dict)
 
 
-def approval_to_json(approval: Approval) -> dict[str, Any]:
-    return {
-        "poster_id": approval.poster_id,
-        "digest": approval.digest,
-        "approved_by": approval.approved_by,
-        "approved_at": approval.approved_at.isoformat(),
+def decision_to_json(decision: Decision) -> dict[str, Any]:
+    """Stored as the approvals were before rejections came (the keys `approved_by`, `approved_at`)."""
+    stored: dict[str, Any] = {
+        "poster_id": decision.poster_id,
+        "digest": decision.digest,
+        "approved_by": decision.by,
+        "approved_at": decision.at.isoformat(),
     }
+    if not decision.approved:
+        stored["rejected"] = True
+    if decision.comment is not None:
+        stored["comment"] = decision.comment
+    return stored
 
 
-def approval_from_json(data: dict[str, Any]) -> Approval:
-    return Approval(
+def decision_from_json(data: dict[str, Any]) -> Decision:
+    return Decision(
         poster_id=int(data["poster_id"]),
         digest=data["digest"],
-        approved_by=data["approved_by"],
-        approved_at=datetime.fromisoformat(data["approved_at"]),
+        by=data["approved_by"],
+        at=datetime.fromisoformat(data["approved_at"]),
+        approved=not data.get("rejected", False),
+        comment=data.get("comment"),
     )
 
 

@@ -37,20 +37,23 @@ class Audience:
 
 
 @dataclass(frozen=True)
-class Approval:
-    """A moderator's approval of a poster as it was then: a changed poster waits for a new one."""
+class Decision:
+    """A moderator's decision on a poster as it was then, approved or rejected (with a comment): a changed poster
+    waits for a new one."""
 
     poster_id: int
     digest: str
-    approved_by: str
-    approved_at: datetime
+    by: str
+    at: datetime
+    approved: bool = True
+    comment: str | None = None
 
 
 @dataclass(frozen=True)
 class View:
     audience: Audience
     at: datetime
-    approvals: Mapping[int, Approval] = field(default_factory=dict)
+    decisions: Mapping[int, Decision] = field(default_factory=dict)
     moderation: bool = False  # also the posters that wait for a moderator
 
 
@@ -68,18 +71,39 @@ def content_digest(entry: PosterEntry) -> str:
     return canonical_hash(entry.model_dump(mode="json", exclude=NOT_CONTENT))
 
 
-def approve(block: LauncherBlock, poster_id: int, moderator: str, now: datetime) -> Approval:
+def decide(
+    block: LauncherBlock, poster_id: int, approved: bool, moderator: str, now: datetime, comment: str | None = None
+) -> Decision:
     entry = block.by_id().get(poster_id)
     if entry is None:
         raise NotFound(f"no poster {poster_id} in the block")
     if not entry.pre_moderation:
         raise InvalidValue(f"poster {poster_id} is not marked for pre-moderation")
-    return Approval(poster_id=poster_id, digest=content_digest(entry), approved_by=moderator, approved_at=now)
+    return Decision(poster_id, content_digest(entry), moderator, now, approved, comment)
 
 
-def valid_approval(entry: PosterEntry, approvals: Mapping[int, Approval]) -> Approval | None:
-    approval = approvals.get(entry.id)
-    return approval if approval is not None and approval.digest == content_digest(entry) else None
+def decision_in_force(entry: PosterEntry, decisions: Mapping[int, Decision]) -> Decision | None:
+    """The decision on the poster as it is now; None while it waits (never decided, or changed since)."""
+    decision = decisions.get(entry.id)
+    return decision if decision is not None and decision.digest == content_digest(entry) else None
+
+
+def approval_in_force(entry: PosterEntry, decisions: Mapping[int, Decision]) -> Decision | None:
+    decision = decision_in_force(entry, decisions)
+    return decision if decision is not None and decision.approved else None
+
+
+def moderation_of(entry: PosterEntry, decisions: Mapping[int, Decision]) -> Moderation:
+    decision = decision_in_force(entry, decisions)
+    if decision is None:
+        return Moderation(state=ModerationState.PENDING)
+    if decision.approved:
+        return Moderation(
+            state=ModerationState.APPROVED, approved_by=decision.by, approved_at=decision.at, comment=decision.comment
+        )
+    return Moderation(
+        state=ModerationState.REJECTED, rejected_by=decision.by, rejected_at=decision.at, comment=decision.comment
+    )
 
 
 def is_targeted(entry: PosterEntry, audience: Audience) -> bool:
@@ -101,7 +125,7 @@ def is_on_display(entry: PosterEntry, at: datetime) -> bool:
 
 
 def is_visible(entry: PosterEntry, view: View) -> bool:
-    public = not entry.pre_moderation or valid_approval(entry, view.approvals) is not None
+    public = not entry.pre_moderation or approval_in_force(entry, view.decisions) is not None
     return (public or view.moderation) and is_targeted(entry, view.audience) and is_on_display(entry, view.at)
 
 
@@ -130,17 +154,31 @@ def open_collection(block: LauncherBlock, poster_id: int, view: View) -> Poster:
     )
 
 
-def wire_poster(entry: PosterEntry, view: View) -> Poster:
-    moderation = None
-    if view.moderation and entry.pre_moderation:
-        approval = valid_approval(entry, view.approvals)
-        moderation = (
-            Moderation(state=ModerationState.PENDING)
-            if approval is None
-            else Moderation(
-                state=ModerationState.APPROVED, approved_by=approval.approved_by, approved_at=approval.approved_at
+def moderated_posters(block: LauncherBlock, decisions: Mapping[int, Decision], at: datetime) -> PosterList:
+    """Every poster marked for pre-moderation, whoever it is for and whenever it is shown, with its state; a
+    collection with all its members, as a set-top box shows it once approved."""
+    view = View(Audience(contractor_id=None, territory_ids=frozenset()), at, decisions, moderation=True)
+    posters = block.by_id()
+
+    def members(ids: list[int]) -> list[Poster] | None:
+        return [wire_poster(posters[i], view) for i in ids if i in posters] or None
+
+    return PosterList(
+        posters=[
+            wire_poster(entry, view).model_copy(
+                update={
+                    "attached_posters": members(entry.attached_posters),
+                    "related_posters": members(entry.related_posters),
+                }
             )
-        )
+            for entry in block.posters
+            if entry.pre_moderation
+        ]
+    )
+
+
+def wire_poster(entry: PosterEntry, view: View) -> Poster:
+    moderation = moderation_of(entry, view.decisions) if view.moderation and entry.pre_moderation else None
     return Poster(
         id=entry.id,
         type=entry.type,

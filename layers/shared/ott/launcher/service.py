@@ -1,28 +1,39 @@
 """The launcher's domain: one function per method (`posters`, `poster`), the click consumer, the snapshot
-schedule, and the operators' load and approval. No HTTP, no boto3: the ports come in as arguments."""
+schedule, and what staff do (the console's routes and the operator commands alike): the load, moderation, the
+block as any audience sees it, daily statistics. No HTTP, no boto3: the ports come in as arguments."""
 
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from ott.callers import Account, Caller, Device
-from ott.errors import InsufficientScope, InvalidInput, InvalidToken, NotFound
+from ott.audit import entry
+from ott.callers import Account, Caller, Device, Staff
+from ott.errors import Conflict, InsufficientScope, InvalidInput, InvalidToken, NotFound
 from ott.launcher.block import GuideLookup, LauncherBlock, compile_block
 from ott.launcher.clicks import ClickEvent, ClickReadings, Counted, daily_hours, record_click, statistics_of
-from ott.launcher.models import Poster, PosterList
-from ott.launcher.params import PosterParams, PostersParams
+from ott.launcher.models import (
+    DailyClicks,
+    DayClicks,
+    ModeratedPoster,
+    ModerationDecision,
+    Poster,
+    PosterList,
+)
+from ott.launcher.params import AudienceParams, DailyClicksParams, PosterParams, PostersParams
 from ott.launcher.records import Current, Snapshot
 from ott.launcher.selection import (
-    Approval,
     Audience,
+    Decision,
     Reply,
     View,
-    approve,
     choose_posters,
+    decide,
+    moderated_posters,
+    moderation_of,
     open_collection,
     shown_poster_ids,
     snapshot_hash,
@@ -30,10 +41,12 @@ from ott.launcher.selection import (
 )
 from ott.launcher.store import LauncherStore
 from ott.observability import logger, metrics
+from ott.recordstore import ConcurrentChange
 from ott.registry.location import RegistryStore, locate
+from ott.staff import SCOPES, Area, require_area
 
 # The scope of the launcher's moderators' (staff) tokens: moderation, statistics and time_travel.
-MODERATOR_SCOPE = "launcher_moderation"
+MODERATOR_SCOPE = SCOPES[Area.LAUNCHER]
 # A snapshot keeps this many snapshot hashes per poster, the most clicked: a snapshot item has a bound
 # (docs/decisions.md) however many hashes clients send.
 SNAPSHOT_HASHES_PER_POSTER = 5
@@ -64,7 +77,7 @@ class Scene:
     the registry that places the client."""
 
     block: LauncherBlock
-    approvals: Mapping[int, Approval]
+    decisions: Mapping[int, Decision]
     at: datetime
     registry: RegistryStore
     readings: Mapping[int, ClickReadings] | None = None  # a snapshot's; None: read the live counters
@@ -97,24 +110,34 @@ def scene_for(
     if isinstance(caller, Device) and caller.token_rejected:
         # The API's optional authorizer lets a bad token through as anonymous; the launcher does not.
         raise InvalidToken("the access token is wrong, expired or revoked")
-    if params.time_travel is not None and not params.statistics:
-        raise InvalidInput("time_travel works only with statistics=true")
+    check_time_travel(params)  # a malformed request is 400 whoever sends it
     is_moderator = isinstance(caller, Account) and caller.may(MODERATOR_SCOPE)
     if (params.moderation or params.statistics) and not is_moderator:
         raise InsufficientScope(
             f"moderation, statistics and time_travel need a token with the {MODERATOR_SCOPE!r} scope", MODERATOR_SCOPE
         )
+    return moderators_scene(store, registry, params, now)
+
+
+def check_time_travel(params: PostersParams) -> None:
+    if params.time_travel is not None and not params.statistics:
+        raise InvalidInput("time_travel works only with statistics=true")
+
+
+def moderators_scene(store: LauncherStore, registry: RegistryStore, params: PostersParams, now: datetime) -> Scene:
+    """The scene for a caller whose scope allows what `params` ask."""
+    check_time_travel(params)
     if params.time_travel is not None:
         snapshot = store.nearest_snapshot(params.time_travel)
         if snapshot is None:
             raise NotFound("no snapshot of the launcher block is stored")
         at = snapshot.taken_at
-        return Scene(snapshot.block, snapshot.approvals, at, registry, snapshot.readings, taken_at=at)
+        return Scene(snapshot.block, snapshot.decisions, at, registry, snapshot.readings, taken_at=at)
     current, pinned = store.current_and_registry()
     registry = pinned if pinned is not None else registry
     if current is None:
         return Scene(LauncherBlock(posters=[]), {}, now, registry)
-    return Scene(current.block, current.approvals, now, registry)
+    return Scene(current.block, current.decisions, now, registry)
 
 
 def shown(
@@ -123,13 +146,13 @@ def shown(
     """The reply `pick` makes for this audience, its snapshot hash (statistics and moderation marks aside), and
     its statistics when asked. In a moderator's view `count_hash` counts the clicks of the snapshot the public
     is shown in its place (the reply without the posters awaiting moderation): nobody else sees the moderator's."""
-    reply = pick(View(audience, scene.at, scene.approvals, params.moderation))
+    reply = pick(View(audience, scene.at, scene.decisions, params.moderation))
     hashed = snapshot_hash(reply)
     if params.statistics:
         seen = hashed
         if params.moderation:
             with suppress(NotFound):  # a collection still awaiting moderation: the public is shown none
-                seen = snapshot_hash(pick(View(audience, scene.at, scene.approvals)))
+                seen = snapshot_hash(pick(View(audience, scene.at, scene.decisions)))
         ids = shown_poster_ids(reply)
         readings = scene.readings if scene.readings is not None else store.readings(ids, seen)
         counted = {poster: statistics_of(readings[poster], seen, scene.at) for poster in ids if poster in readings}
@@ -193,8 +216,9 @@ def snapshot_of(store: LauncherStore, current: Current, now: datetime) -> Snapsh
         for poster, reading in every.items()
         if poster in ids
     }
-    snapshot = Snapshot(taken_at=now, block=current.block, approvals=current.approvals, readings=readings)
+    snapshot = Snapshot(taken_at=now, block=current.block, decisions=current.decisions, readings=readings)
     store.save_snapshot(snapshot)
+    store.save_daily_totals(now.date(), {poster: reading.total for poster, reading in readings.items()})
     store.forget_stale_hours(every)  # what the snapshot read anyway: the counters stay one page (decisions)
     return snapshot
 
@@ -205,22 +229,33 @@ def most_clicked(by_hash: Mapping[str, int]) -> dict[str, int]:
     return dict(ranked[:SNAPSHOT_HASHES_PER_POSTER])
 
 
-# What operators do
+# What staff do: the console's routes and the operator commands call these
 
 
-def load_block(store: LauncherStore, document: object, guide: GuideLookup, now: datetime) -> Current:
+def load_block(store: LauncherStore, document: object, guide: GuideLookup, staff: Staff, now: datetime) -> Current:
     """Validate the whole file (BlockError lists every problem; nothing is written then), store it as the
-    block in force and take a snapshot. Approvals of posters still in the block are kept: one whose content
-    changed waits for a new approval all the same (the approval is of its content)."""
+    block in force and take a snapshot. Decisions on posters still in the block are kept: a poster whose content
+    changed waits for a new one all the same (a decision is on its content)."""
+    require_area(staff, Area.LAUNCHER)
     block = compile_block(document, guide)
     previous = store.current()
     ids = {entry.id for entry in block.posters if entry.pre_moderation}
-    approvals = {
-        poster: approval for poster, approval in (previous.approvals if previous else {}).items() if poster in ids
+    decisions = {
+        poster: decision for poster, decision in (previous.decisions if previous else {}).items() if poster in ids
     }
-    current = store.replace_block(Current(block, approvals, now, previous.version if previous else 0))
+    audited = entry(
+        Area.LAUNCHER, "load", "block", staff, now, before=block_summary(previous), after=block_summary(block)
+    )
+    current = store.replace_block(Current(block, decisions, now, previous.version if previous else 0), audited)
     snapshot_after(store, current, now, done=current)
     return current
+
+
+def block_summary(held: Current | LauncherBlock | None) -> dict[str, int] | None:
+    block = held.block if isinstance(held, Current) else held
+    if block is None:
+        return None
+    return {"posters": len(block.posters), "pre_moderated": sum(entry.pre_moderation for entry in block.posters)}
 
 
 def check_block(document: object, guide: GuideLookup) -> LauncherBlock:
@@ -228,18 +263,79 @@ def check_block(document: object, guide: GuideLookup) -> LauncherBlock:
     return compile_block(document, guide)
 
 
-def approve_poster(store: LauncherStore, poster_id: int, moderator: str, now: datetime) -> Approval:
-    """A moderator's approval of a poster awaiting it, recorded with who and when; the public sees the poster
-    from now on (until its content changes). Raises ConcurrentChange when the block changed meanwhile."""
+def moderation_queue(store: LauncherStore, staff: Staff, now: datetime) -> PosterList:
+    """Every poster marked for pre-moderation with its state (pending, approved, rejected), whoever it is for."""
+    require_area(staff, Area.LAUNCHER)
+    current = store.current()
+    if current is None:
+        return PosterList(posters=[])
+    return moderated_posters(current.block, current.decisions, now)
+
+
+def decide_poster(store: LauncherStore, staff: Staff, verdict: ModerationDecision, now: datetime) -> ModeratedPoster:
+    """A moderator approves a poster awaiting moderation (the public sees it from now on, until its content
+    changes) or rejects it with a comment (it stays hidden); recorded with who and when, in the audit trail too.
+    Raises ConcurrentChange when the block changed meanwhile."""
+    require_area(staff, Area.LAUNCHER)
+    if not verdict.approved and not verdict.comment:
+        raise InvalidInput("a rejection needs a comment: say what to change")
     current = store.current()
     if current is None:
         raise NotFound("no launcher block is loaded")
-    approval = approve(current.block, poster_id, moderator, now)
-    updated = store.replace_block(
-        Current(current.block, {**current.approvals, poster_id: approval}, current.loaded_at, current.version)
+    decision = decide(current.block, verdict.poster_id, verdict.approved, staff.name, now, verdict.comment)
+    poster = current.block.by_id()[verdict.poster_id]
+    before, after = moderation_of(poster, current.decisions), moderation_of(poster, {poster.id: decision})
+    audited = entry(
+        Area.LAUNCHER,
+        "approve" if verdict.approved else "reject",
+        f"poster {poster.id}" + (f" «{poster.title}»" if poster.title else ""),
+        staff,
+        now,
+        detail=verdict.comment,
+        before={"state": before.state},
+        after={"state": after.state},
     )
-    snapshot_after(store, updated, now, done=approval)
-    return approval
+    decisions = {**current.decisions, poster.id: decision}
+    try:
+        updated = store.replace_block(Current(current.block, decisions, current.loaded_at, current.version), audited)
+    except ConcurrentChange:
+        raise Conflict("the block changed meanwhile (a load or another decision): look at it again") from None
+    moderated = ModeratedPoster(poster_id=poster.id, moderation=after)
+    snapshot_after(store, updated, now, done=moderated)
+    return moderated
+
+
+def audience_posters(
+    store: LauncherStore, registry: RegistryStore, staff: Staff, params: AudienceParams, now: datetime
+) -> PosterList:
+    """The block as a chosen contractor, territory and client are shown it (with statistics, moderation marks and
+    time travel as a moderator asks for them)."""
+    require_area(staff, Area.LAUNCHER)
+    scene = moderators_scene(store, registry, params, now)
+    lineage: set[int] = set()
+    if params.territory is not None:
+        nodes = scene.registry.select(territory_ids=[params.territory]).territories.values()
+        if not nodes:
+            raise InvalidInput(f"territory {params.territory} is not in the registry")
+        lineage = {ancestor.territory_id for node in nodes for ancestor in (node, *node.lineage)}
+    audience = Audience(contractor_id=params.contractor, territory_ids=frozenset(lineage), client_id=params.client)
+    reply = shown(store, scene, params, audience, lambda view: choose_posters(scene.block, view)).reply
+    assert isinstance(reply, PosterList)  # noqa: S101 - choose_posters makes lists
+    return reply
+
+
+def daily_clicks(store: LauncherStore, staff: Staff, params: DailyClicksParams, now: datetime) -> DailyClicks:
+    """A poster's clicks per UTC day over the last `days` days, from what the hourly snapshots recorded."""
+    require_area(staff, Area.LAUNCHER)
+    first = (now - timedelta(days=params.days - 1)).date()
+    totals = store.daily_totals(first - timedelta(days=1), now.date())
+    days, before = [], None
+    for day in sorted(totals):
+        total = totals[day].get(params.poster)
+        if total is not None and day >= first:
+            days.append(DayClicks(day=day, clicks=max(0, total - (before or 0))))
+        before = total if total is not None else before
+    return DailyClicks(poster_id=params.poster, days=days)
 
 
 def snapshot_after(store: LauncherStore, current: Current, now: datetime, done: Any) -> None:

@@ -1,8 +1,8 @@
 """Data access of the launcher: the port the domain uses, its DynamoDB adapter and the factory.
 
 One table, keyed `pk`/`sk`:
-- `BLOCK`/`current`: the block in force and its approvals (JSON in `doc`), `v` for conditional writes; a
-  view reads it with the registry's version pointer, both from the process's hot items
+- `BLOCK`/`current`: the block in force and its moderators' decisions (JSON in `doc`), `v` for conditional
+  writes; a view reads it with the registry's version pointer, both from the process's hot items
   (`current_and_registry`);
 - `CLICKS`/<poster id>: one counter item per poster of the block (a load makes those it lacks, empty), `total`,
   `h#<hour>` per hour of the rolling day, and the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER
@@ -11,7 +11,9 @@ One table, keyed `pk`/`sk`:
 - `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back in `CLICKS` when a load brings
   the poster back;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
-- `SNAPSHOT`/<from>|<time taken>: the block, approvals and counters then (zlib-compressed JSON in `doc`), keyed
+- `DAILY`/<UTC date>: every poster's lifetime count at the day's last snapshot (`totals`), what the console's
+  daily statistics subtract day from day; kept as long as snapshots are taken, a small item a day;
+- `SNAPSHOT`/<from>|<time taken>: the block, decisions and counters then (zlib-compressed JSON in `doc`), keyed
   by the moment `from` which it is the nearest snapshot (halfway from the one before it), so that the snapshot
   nearest to a moment is the one Query `sk < moment`, descending, Limit 1 (docs/decisions.md).
 """
@@ -23,11 +25,12 @@ import zlib
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Protocol
 
 from pydantic import Field
 
+from ott.audit import AuditEntry, AuditLog, recorded
 from ott.config import EnvSettings, load_settings
 from ott.launcher.clicks import (
     DAILY_HOURS,
@@ -43,10 +46,10 @@ from ott.launcher.clicks import (
 from ott.launcher.records import (
     Current,
     Snapshot,
-    approval_from_json,
-    approval_to_json,
     block_from_json,
     block_to_json,
+    decision_from_json,
+    decision_to_json,
     readings_from_json,
     readings_to_json,
 )
@@ -80,6 +83,7 @@ BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
 CLICKS = "CLICKS"
 RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
 SNAPSHOTS = "SNAPSHOT"
+DAILY = "DAILY"
 # Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
 # each retries after a short random pause, and a message still failing goes back to the queue.
 CONFLICT_RETRIES = 4
@@ -114,9 +118,10 @@ class LauncherStore(ClickStore, Protocol):
         version); None from a store that does not (the caller reads the registry on its own)."""
         ...
 
-    def replace_block(self, current: Current) -> Current:
-        """Store `current` in place of the block at `current.version` (0: none yet); raise ConcurrentChange
-        when another load or approval came first. Returns it at its new version."""
+    def replace_block(self, current: Current, audited: AuditEntry) -> Current:
+        """Store `current` in place of the block at `current.version` (0: none yet), with the audit entry of
+        the change; raise ConcurrentChange when another load or decision came first. Returns it at its new
+        version."""
         ...
 
     def all_readings(self) -> dict[int, ClickReadings]:
@@ -135,6 +140,14 @@ class LauncherStore(ClickStore, Protocol):
     def nearest_snapshot(self, moment: datetime) -> Snapshot | None:
         """The stored snapshot taken nearest to `moment` (of two as near, the earlier: `nearest_from`); None
         when none is stored."""
+        ...
+
+    def save_daily_totals(self, day: date, totals: Mapping[int, int]) -> None:
+        """Every poster's lifetime count as the day's latest snapshot read it."""
+        ...
+
+    def daily_totals(self, first: date, last: date) -> dict[date, dict[int, int]]:
+        """The totals recorded for the days from `first` to `last`."""
         ...
 
 
@@ -172,10 +185,13 @@ class DynamoLauncherStore:
     """`registry`: the registry's version pointer, read with the block by `current_and_registry` (the
     posters and poster functions); None where the registry is not read."""
 
-    def __init__(self, database: Database, table: str, registry: RegistryPointer | None = None) -> None:
+    def __init__(
+        self, database: Database, table: str, registry: RegistryPointer | None = None, audit: AuditLog | None = None
+    ) -> None:
         self._database = database
         self._table = launcher_table(table)
         self._registry = registry
+        self._audit = audit
 
     # The block
 
@@ -192,31 +208,31 @@ class DynamoLauncherStore:
         block, index = hot_items.read(self._database, [(self._table, BLOCK_KEY), (pointer.table, pointer.key)])
         return current_of(block), pinned_registry_store(index, self._database)
 
-    def replace_block(self, current: Current) -> Current:
-        """The block put conditionally on its version. Before, every poster it holds gets its counter in the
-        `CLICKS` partition (clicks on it count from then on): the counter it had when a load removed it, or an
-        empty one; after, the counters of posters it no longer holds leave it (no click counts on them any
-        more), so that the statistics Query reads the block's."""
+    def replace_block(self, current: Current, audited: AuditEntry) -> Current:
+        """The block put conditionally on its version, with the audit entry in the same transaction. Before,
+        every poster it holds gets its counter in the `CLICKS` partition (clicks on it count from then on): the
+        counter it had when a load removed it, or an empty one; after, the counters of posters it no longer holds
+        leave it (no click counts on them any more), so that the statistics Query reads the block's."""
         ids = {entry.id for entry in current.block.posters}
         counting = {int(item["sk"]) for item in self._counters()}
         retired = self._retired(ids - counting)
         self._move_counters(RETIRED, CLICKS, retired)
         self._start_counters(ids - counting - {int(item["sk"]) for item in retired})
-        done = self._put_block(current)
+        done = self._put_block(current, audited)
         self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]) not in ids])
         return done
 
-    def _put_block(self, current: Current) -> Current:
+    def _put_block(self, current: Current, audited: AuditEntry) -> Current:
         doc = {
             "block": block_to_json(current.block),
-            "approvals": {str(key): approval_to_json(value) for key, value in current.approvals.items()},
+            "approvals": {str(key): decision_to_json(value) for key, value in current.decisions.items()},
             "loaded_at": current.loaded_at.isoformat(),
         }
         item: Item = {**BLOCK_KEY, "doc": json.dumps(doc, ensure_ascii=False), "v": current.version + 1}
         unchanged = attr("pk").not_exists() if current.version == 0 else attr("v").eq(current.version)
         with concurrent_changes():
-            self._database.put(self._table, item, unchanged)
-        return Current(current.block, current.approvals, current.loaded_at, current.version + 1)
+            self._database.transact([PutItem(self._table, item, unchanged), recorded(self._audit, audited)])
+        return Current(current.block, current.decisions, current.loaded_at, current.version + 1)
 
     def _retired(self, ids: set[int]) -> list[Item]:
         if not ids:
@@ -347,7 +363,7 @@ class DynamoLauncherStore:
         doc = {
             "taken_at": snapshot.taken_at.isoformat(),
             "block": block_to_json(snapshot.block),
-            "approvals": {str(key): approval_to_json(value) for key, value in snapshot.approvals.items()},
+            "approvals": {str(key): decision_to_json(value) for key, value in snapshot.decisions.items()},
             "readings": {str(key): readings_to_json(value) for key, value in snapshot.readings.items()},
         }
         packed = zlib.compress(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
@@ -374,9 +390,21 @@ class DynamoLauncherStore:
         return Snapshot(
             taken_at=datetime.fromisoformat(doc["taken_at"]),
             block=block_from_json(doc["block"]),
-            approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+            decisions={int(key): decision_from_json(value) for key, value in doc["approvals"].items()},
             readings={int(key): readings_from_json(value) for key, value in doc["readings"].items()},
         )
+
+    def save_daily_totals(self, day: date, totals: Mapping[int, int]) -> None:
+        item = {"pk": DAILY, "sk": day.isoformat(), "totals": {str(poster): total for poster, total in totals.items()}}
+        self._database.put(self._table, item)
+
+    def daily_totals(self, first: date, last: date) -> dict[date, dict[int, int]]:
+        """One Query of the days' items (a few hundred bytes a day and poster: a year of days is a page)."""
+        days = attr("sk").between(first.isoformat(), last.isoformat())
+        return {
+            date.fromisoformat(item["sk"]): {int(poster): int(total) for poster, total in item["totals"].items()}
+            for item in self._database.query(self._table, DAILY, days)
+        }
 
     def _snapshot_items(self, sort: Condition, forward: bool = True) -> list[Item]:
         return list(self._database.query(self._table, SNAPSHOTS, sort, forward=forward, limit=1))
@@ -446,11 +474,12 @@ def current_of(item: Item | None) -> Current | None:
     doc = json.loads(item["doc"])
     return Current(
         block=block_from_json(doc["block"]),
-        approvals={int(key): approval_from_json(value) for key, value in doc["approvals"].items()},
+        decisions={int(key): decision_from_json(value) for key, value in doc["approvals"].items()},
         loaded_at=datetime.fromisoformat(doc["loaded_at"]),
         version=item["v"],
     )
 
 
-def launcher_store(registry: RegistryPointer | None = None) -> DynamoLauncherStore:
-    return DynamoLauncherStore(dynamo_database(), load_settings(LauncherSettings).table, registry)
+def launcher_store(registry: RegistryPointer | None = None, audit: AuditLog | None = None) -> DynamoLauncherStore:
+    """`audit`: where staff changes are recorded (the routes that change the block)."""
+    return DynamoLauncherStore(dynamo_database(), load_settings(LauncherSettings).table, registry, audit)

@@ -6,12 +6,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ott.callers import MachineClient
+from ott.audit import AuditEntry
+from ott.audit import entry as audit_entry
+from ott.callers import MachineClient, Staff
 from ott.errors import DependencyUnavailable
 from ott.nichecontent.errors import ItemConflict, UnknownItem
 from ott.nichecontent.intake import IntakeError, NewItem
 from ott.nichecontent.models import PAGE_SIZE, ContentList, NicheItem, Status
 from ott.nichecontent.params import StatusUpdate
+from ott.nichecontent.staff import QueueEntry, QueuePage, QueueParams, QueueView
 from ott.nichecontent.store import NicheStore, StoredItem
 from ott.nichecontent.transitions import (
     RetryPolicy,
@@ -23,6 +26,7 @@ from ott.nichecontent.transitions import (
     time_out,
 )
 from ott.recordstore import ConcurrentChange
+from ott.staff import Area, require_area
 
 # A write that lost a race is retried on what the winner wrote; more losses than this in one request mean
 # the item is being hammered, and the encoder is told to come back (it resends anyway).
@@ -44,15 +48,34 @@ def update_status(
     changing(store, policy, update.id, lambda item: apply_update(item, update, now, policy, encoder.key_id))
 
 
-def retry(store: NicheStore, policy: RetryPolicy, item_id: str, now: datetime) -> NicheItem:
-    """The operator's retry: a failed item back to awaiting, its automatic retries renewed."""
-    return changing(store, policy, item_id, lambda item: retry_by_operator(item, now))
+def retry(store: NicheStore, policy: RetryPolicy, staff: Staff, item_id: str, now: datetime) -> NicheItem:
+    """The operator's retry (the console's or `ops.niche_content retry`): a failed item back to awaiting, its
+    automatic retries renewed, the operator named in its history and in the audit trail."""
+    require_area(staff, Area.NICHE_CONTENT)
+
+    def audited(before: NicheItem, after: NicheItem) -> AuditEntry:
+        return audit_entry(
+            Area.NICHE_CONTENT,
+            "retry",
+            f"item {item_id}",
+            staff,
+            now,
+            before={"status": before.status.label, "failures": before.failures},
+            after={"status": after.status.label},
+        )
+
+    return changing(store, policy, item_id, lambda item: retry_by_operator(item, now, staff.name), audited)
 
 
 def changing(
-    store: NicheStore, policy: RetryPolicy, item_id: str, change: Callable[[NicheItem], NicheItem | None]
+    store: NicheStore,
+    policy: RetryPolicy,
+    item_id: str,
+    change: Callable[[NicheItem], NicheItem | None],
+    audited: Callable[[NicheItem, NicheItem], AuditEntry] | None = None,
 ) -> NicheItem:
-    """Apply `change` (None: nothing to write) to the item as stored, again on a lost race."""
+    """Apply `change` (None: nothing to write) to the item as stored, again on a lost race; a staff member's
+    change is `audited` in the same write."""
     for _ in range(ATTEMPTS):
         before = store.get(item_id)
         if before is None:
@@ -61,7 +84,7 @@ def changing(
         if after is None:
             return before.item
         try:
-            store.save(after, before, due_at(after, policy))
+            store.save(after, before, due_at(after, policy), audited(before.item, after) if audited else None)
             return after
         except ConcurrentChange:
             continue
@@ -123,6 +146,50 @@ def sweep(store: NicheStore, policy: RetryPolicy, now: datetime) -> Sweep:
         else:
             timed_out += 1
     return Sweep(retried, timed_out)
+
+
+# What staff see (the console's routes and `ops.niche_content` alike)
+
+
+def queue_page(store: NicheStore, staff: Staff, params: QueueParams, now: datetime) -> QueuePage:
+    """One view of the queue a page at a time, oldest first: awaiting (the list encoders are given), in work,
+    failed with a retry to come, or failed for good (waiting for an operator)."""
+    require_area(staff, Area.NICHE_CONTENT)
+    skip = (params.p - 1) * PAGE_SIZE
+    if params.status is QueueView.AWAITING:
+        total, awaiting = store.awaiting(skip, PAGE_SIZE)
+        label = Status.AWAITING.label
+        entries = [QueueEntry(id=item.id, source_url=item.source_url, status=label) for item in awaiting]
+        return QueuePage(status=params.status, total=total, page=params.p, items=entries)
+    if params.status is QueueView.FAILED:
+        items = [found.item for found in store.given_up()]
+    else:
+        failing = params.status is QueueView.RETRYING
+        items = [found.item for found in store.watched() if (found.item.status == Status.FAILURE) == failing]
+    items.sort(key=lambda item: item.status_since)
+    return QueuePage(
+        status=params.status,
+        total=len(items),
+        page=params.p,
+        items=[queue_entry(item) for item in items[skip : skip + PAGE_SIZE]],
+    )
+
+
+def queue_entry(item: NicheItem) -> QueueEntry:
+    return QueueEntry(
+        id=item.id,
+        source_url=item.source_url,
+        status=item.status.label,
+        since=item.status_since,
+        failures=item.failures,
+        retry_at=item.retry_at,
+    )
+
+
+def item_history(store: NicheStore, staff: Staff, item_id: str) -> NicheItem:
+    """An item with every transition it made: when, what caused it, which encoder or operator."""
+    require_area(staff, Area.NICHE_CONTENT)
+    return stored_item(store, item_id).item
 
 
 def stored_item(store: NicheStore, item_id: str) -> StoredItem:

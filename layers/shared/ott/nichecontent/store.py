@@ -13,7 +13,8 @@ One table (`pk`, `sk`) holds three kinds of rows:
 
 A change that makes an item enter or leave awaiting writes the item (conditionally, at the version read),
 its list row and the count in one transaction: the list and its total never disagree, and an item taken
-into work has left the list when the encoder's 2xx is sent. Other changes are one conditional PutItem.
+into work has left the list when the encoder's 2xx is sent. Other changes are one conditional PutItem. A staff
+member's change (the operator's retry) writes its audit entry in the same transaction.
 """
 
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from ott.audit import AuditEntry, AuditLog, recorded
 from ott.config import load_settings
 from ott.nichecontent.models import ContentItem, NicheItem, Status
 from ott.nichecontent.settings import NicheSettings
@@ -60,9 +62,11 @@ class NicheStore(Protocol):
 
     def get(self, item_id: str) -> StoredItem | None: ...
 
-    def save(self, item: NicheItem, before: StoredItem | None, due_at: datetime | None) -> None:
-        """Write `item` over `before` (None: a new item), at `before`'s version only; ConcurrentChange when
-        another request wrote first (or the new item exists)."""
+    def save(
+        self, item: NicheItem, before: StoredItem | None, due_at: datetime | None, audited: AuditEntry | None = None
+    ) -> None:
+        """Write `item` over `before` (None: a new item), at `before`'s version only, with the audit entry of a
+        staff member's change; ConcurrentChange when another request wrote first (or the new item exists)."""
         ...
 
     def due(self, now: datetime) -> Iterator[StoredItem]:
@@ -71,6 +75,10 @@ class NicheStore(Protocol):
 
     def given_up(self) -> Iterator[StoredItem]:
         """Failed items the queue retries no more, longest failed first: they wait for an operator."""
+        ...
+
+    def watched(self) -> Iterator[StoredItem]:
+        """Items the queue watches (in work, or failed with a retry to come), soonest due first."""
         ...
 
 
@@ -102,9 +110,12 @@ def stored(row: Item) -> StoredItem:
 
 
 class DynamoNicheStore:
-    def __init__(self, database: Database, table: str) -> None:
+    """`audit`: where staff changes are recorded (the stores of the operator's retry)."""
+
+    def __init__(self, database: Database, table: str, audit: AuditLog | None = None) -> None:
         self._database = database
         self._table = niche_table(table)
+        self._audit = audit
 
     def awaiting(self, skip: int, count: int) -> tuple[int, list[ContentItem]]:
         """One strongly consistent Query of the list, as far as the page: the count row comes first, so a
@@ -130,7 +141,9 @@ class DynamoNicheStore:
         row = self._database.get(self._table, item_key(item_id), consistent=True)
         return stored(row) if row is not None else None
 
-    def save(self, item: NicheItem, before: StoredItem | None, due_at: datetime | None) -> None:
+    def save(
+        self, item: NicheItem, before: StoredItem | None, due_at: datetime | None, audited: AuditEntry | None = None
+    ) -> None:
         row: Item = {
             **item_key(item.id),
             "v": before.version + 1 if before else 1,
@@ -152,6 +165,8 @@ class DynamoNicheStore:
         change = (entered is not None) - (left is not None)
         if change:
             operations.append(UpdateItem(self._table, COUNT_KEY, Update().add("n", change)))
+        if audited is not None:
+            operations.append(recorded(self._audit, audited))
         try:
             with concurrent_changes():
                 self._database.write_together(operations)
@@ -165,6 +180,10 @@ class DynamoNicheStore:
     def given_up(self) -> Iterator[StoredItem]:
         return map(stored, self._database.query(self._table, OPERATOR, index=ATTENTION_INDEX))
 
+    def watched(self) -> Iterator[StoredItem]:
+        return map(stored, self._database.query(self._table, QUEUE, index=ATTENTION_INDEX))
 
-def niche_store() -> DynamoNicheStore:
-    return DynamoNicheStore(dynamo_database(), load_settings(NicheSettings).table)
+
+def niche_store(audit: AuditLog | None = None) -> DynamoNicheStore:
+    """`audit`: where staff changes are recorded (the operator's retry)."""
+    return DynamoNicheStore(dynamo_database(), load_settings(NicheSettings).table, audit)

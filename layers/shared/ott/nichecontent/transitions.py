@@ -79,13 +79,13 @@ def taker(item: NicheItem) -> str | None:
     return next((entry.actor for entry in reversed(item.history) if entry.status == Status.TOTRANSCODER), None)
 
 
-def retry_by_operator(item: NicheItem, now: datetime) -> NicheItem | None:
-    """A failed item back to awaiting, with its automatic retries renewed."""
+def retry_by_operator(item: NicheItem, now: datetime, operator: str | None = None) -> NicheItem | None:
+    """A failed item back to awaiting, with its automatic retries renewed; the history names the operator."""
     if item.status == Status.AWAITING:
         return None
     if item.status != Status.FAILURE:
         raise ImpossibleMove(f"item {item.id} is {item.status.label}: only a failed item is retried")
-    return item.moved(Status.AWAITING, now, Cause.OPERATOR, failures=0)
+    return item.moved(Status.AWAITING, now, Cause.OPERATOR, actor=operator, failures=0)
 
 
 def retry_when_due(item: NicheItem, now: datetime) -> NicheItem | None:

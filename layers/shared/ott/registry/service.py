@@ -5,16 +5,20 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from ott.callers import Account, Caller
+from ott.callers import Account, Caller, Staff
 from ott.clock import epoch_seconds
+from ott.documents import DocumentError, parse_document
 from ott.errors import DomainError, InvalidInput, MethodNotImplemented, TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import count_this_hour
 from ott.registry.catalog import (
+    CatalogError,
     CatalogIndex,
     ContractorEntry,
     ServiceEntry,
     TerritoryNode,
+    compile_catalog,
+    parse_catalog,
 )
 from ott.registry.layout import Listing
 from ott.registry.location import candidate_keys, longest, network_of, parse_address, public_address
@@ -48,7 +52,9 @@ from ott.registry.params import (
     TerritoriesParams,
     WhereAmIParams,
 )
+from ott.registry.staff import RegistryCheck, RegistryFileParams
 from ott.registry.store import KnownInfoReport, RegistryStore
+from ott.staff import Area, require_area
 from ott.text import fold
 from ott.wire import FORMATS
 
@@ -398,3 +404,25 @@ def unknown_method(path: str) -> DomainError:
     if "." in name and name.rsplit(".", 1)[1] not in FORMATS:
         return InvalidInput(f"unknown format {name.rsplit('.', 1)[1][:16]!r}: use json or xml")
     return MethodNotImplemented(f"the registry has no method {name[:64]!r} for this HTTP method")
+
+
+def check_registry_file(staff: Staff, text: str, params: RegistryFileParams) -> RegistryCheck:
+    """A registry file (YAML, or JSON by a .json name) checked whole as `ops.registry_load --check` checks it:
+    every problem listed, nothing written."""
+    require_area(staff, Area.REGISTRY)
+    try:
+        document = parse_document(text, params.source, params.source.lower().endswith(".json"), aliases=False)
+        snapshot = compile_catalog(parse_catalog(document))
+    except DocumentError as error:
+        return RegistryCheck(valid=False, problems=error.problems)
+    except CatalogError as error:
+        return RegistryCheck(valid=False, problems=error.problems)
+    return RegistryCheck(
+        valid=True,
+        contractors=len(snapshot.contractors),
+        territories=len(snapshot.territories),
+        areas=len(snapshot.areas),
+        hubs=len(snapshot.hubs),
+        prefixes=len(snapshot.prefixes),
+        services=len(snapshot.index.services),
+    )
