@@ -89,7 +89,16 @@ def report_local_stack() -> int:
         env = {**os.environ, "PORT": str(port)}
         started = time.monotonic()
         subprocess.run(
-            [sys.executable, "-m", "ops.guide_import", str(TURKISH_GUIDE), "--zone", TURKISH_ZONE, "--local"],
+            [
+                sys.executable,
+                "-m",
+                "ops.guide_import",
+                str(TURKISH_GUIDE),
+                "--zone",
+                TURKISH_ZONE,
+                "--create-zone",
+                "--local",
+            ],
             cwd=ROOT,
             env=env,
             check=True,

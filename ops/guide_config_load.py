@@ -1,6 +1,6 @@
 """Load the programme guide's configuration (zones, per-channel overrides, rubrics) from a YAML or JSON file;
 the format is docs/guide-data.md. The whole file is validated first and every problem listed; nothing is
-written when anything is wrong. The file replaces the configuration the guide had (also zones imports made).
+written when anything is wrong. The file replaces the configuration the guide had (also zones created since).
 
     python -m ops.guide_config_load FILE (--stack STACK | --local | --table NAME) [--check]
 """

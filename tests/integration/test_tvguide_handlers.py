@@ -2,16 +2,19 @@
 zones, dates, paging, languages, 400s in the error shape, caching, and the XMLTV export against xmltv.dtd."""
 
 import importlib
+import io
 import itertools
 import json
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+import xmltv_alt
 from lxml import etree
 
 from local.invoke import sample_event
 from ott.aws import client
+from ott.tvguide.operations import create_zone
 from ott.tvguide.store import guide_store
 from tests.conftest import SHARED_DATA, TEMPLATE
 from tests.integration.conftest import Context, invoke
@@ -122,7 +125,7 @@ def test_schedule_pages(demo):
         ("tvguide_channel", {}),
         ("tvguide_telecast_info", {"telecast": "12345678901234567890"}),
         ("tvguide_tvshows", {}),
-        ("tvguide_idbytitle", {"titles": ""}),
+        ("tvguide_idbytitle", {}),  # `titles=` is one blank name: an empty entry (issue 18)
     ],
 )
 def test_malformed_parameters_are_400_in_the_error_shape(demo, function, query):
@@ -160,6 +163,9 @@ def test_languages_follow_accept_language_with_q_values(demo):
 def test_idbytitle_get_and_post(demo):
     found = body(invoke("tvguide_idbytitle"))["channels"]
     assert found == [{"channelId": 101, "title": "Первый демо"}, {"channelId": 103, "title": "Киноёжик"}, {}]
+    blanks = body(invoke("tvguide_idbytitle", query={"titles": "Киноежик,,"}))["channels"]
+    assert blanks == [{"channelId": 103, "title": "Киноёжик"}, {}, {}]  # each name keeps its place
+    assert body(invoke("tvguide_idbytitle", query={"titles": ""}))["channels"] == [{}]
     posted = body(invoke("tvguide_idbytitle_post"))["channels"]
     assert [c["channelId"] for c in posted] == [102, 103]
     xml = invoke(
@@ -202,6 +208,9 @@ def test_xmltv_export_validates_against_the_dtd(demo):
     assert dtd.validate(document), dtd.error_log.filter_from_errors()
     assert len(document.findall("channel")) == 7
     assert document.find("programme").get("start").endswith("+0500")
+    programmes = xmltv_alt.read_programmes(io.BytesIO(reply["body"].encode()))  # it once crashed on <rating>
+    assert len(programmes) == len(document.findall("programme"))
+    assert {programme["title"][0][0] for programme in programmes} >= {"Новости"}
 
 
 def test_import_function_on_its_sample_event(aws):
@@ -210,6 +219,10 @@ def test_import_function_on_its_sample_event(aws):
     guide = SHARED_DATA / "xmltv" / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml"
     client("s3").put_object(Bucket=TEMPLATE.physical_name("GuideInboxBucket"), Key=key, Body=guide.read_bytes())
     handler = importlib.import_module("functions.tvguide_import.app").lambda_handler
+    assert handler(event, Context()) == {"batchItemFailures": []}
+    refused = guide_store().import_result(key)
+    assert refused["status"] == "refused" and "no zone 'Europe/Moscow'" in refused["error"]  # not created by an import
+    create_zone(guide_store(), "Europe/Moscow")
     assert handler(event, Context()) == {"batchItemFailures": []}
     assert guide_store().import_result(key)["status"] == "imported"
 

@@ -14,6 +14,7 @@ from ott.aws import client
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
+from ott.tvguide.operations import create_zone
 from ott.tvguide.store import guide_store
 from tests.conftest import SHARED_DATA, TEMPLATE
 
@@ -45,8 +46,14 @@ def snapshot() -> dict:
     return {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items() if i["pk"]["S"] != "IMPORT"}
 
 
+def zones(*names: str) -> None:
+    for zone in names:
+        create_zone(guide_store(), zone)
+
+
 def test_upload_is_imported_through_the_queue(aws):
     data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    zones("Europe/Moscow")
     result = upload("Europe/Moscow/msk.xml", data)
     programmes = etree.fromstring(data).findall("programme")
     assert result["status"] == "imported"
@@ -55,6 +62,26 @@ def test_upload_is_imported_through_the_queue(aws):
     config, _ = guide_store().configuration()
     zone = config.zone("Europe/Moscow")
     assert zone is not None and zone.timezone == "Europe/Moscow" and zone.geo == ["Europe/Moscow"]
+
+
+def test_an_upload_into_a_zone_that_does_not_exist_is_refused_naming_the_zones(aws):
+    """`europe/moscow` once made a UTC zone that took clients away from `Europe/Moscow` (issue 18)."""
+    zones("Europe/Moscow")
+    before = snapshot()
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    result = upload("europe/moscow/msk.xml", data)
+    assert result["status"] == "refused" and result["zone"] == "europe/moscow"
+    assert "'europe/moscow'" in result["error"] and "Europe/Moscow" in result["error"]
+    assert "--create-zone" in result["error"]
+    assert snapshot() == before
+    assert guide_store().configuration()[0].zone("europe/moscow") is None
+
+
+@pytest.mark.parametrize("zone", ["Europe/../Moscow", "Europe/Mos cow", "Europe/Moscow\x01", "x" * 65])
+def test_a_key_whose_zone_is_no_zone_name_is_refused(aws, zone):
+    result = upload(f"{zone}/guide.xml", guide({"a": ["2024120110"]}))
+    assert result["status"] == "refused" and "no zone name" in result["error"]
+    assert snapshot() == {}
 
 
 @pytest.mark.slow
@@ -89,6 +116,7 @@ def guide(days: dict[str, list[str]]) -> bytes:
 
 def test_newer_file_replaces_only_the_days_and_channels_it_covers(aws):
     store = guide_store()
+    zones("UTC")
     first = guide({"a": ["2024120110", "2024120210", "2024120310"], "b": ["2024120110", "2024120210"]})
     import_guide(store, lambda: io.BytesIO(first), "UTC")
     newer = guide({"a": ["2024120212", "2024120213"]})
@@ -122,6 +150,7 @@ def test_the_object_is_streamed_not_read_whole(aws, name, monkeypatch):
         return body
 
     monkeypatch.setattr(store_module.S3Inbox, "open", watched)
+    zones("Europe/Istanbul")
     result = upload(f"Europe/Istanbul/{name}", (XMLTV / name).read_bytes())
     assert result["status"] == "imported"
     assert sizes and None not in sizes and max(sizes) <= 64 * 1024
@@ -133,6 +162,7 @@ def test_days_past_retention_read_as_absent(aws):
     from ott.tvguide.store import DynamoGuideStore
 
     store = DynamoGuideStore(dynamo_database(), TEMPLATE.physical_name("GuideTable"), retention_days=2)
+    zones("UTC")
     today = datetime.now(UTC).date()
     old, recent = today - timedelta(days=5), today - timedelta(days=1)
     import_guide(store, lambda: io.BytesIO(guide({"a": [f"{old:%Y%m%d}10", f"{recent:%Y%m%d}10"]})), "UTC")
@@ -147,6 +177,7 @@ def test_zones_and_shows_add_up_across_imports(aws):
     """A channel's dates and a show's channels are sets the imports add to atomically (no read-modify-write
     that a concurrent import of another zone could overwrite)."""
     store = guide_store()
+    zones("UTC", "Europe/Moscow")
     import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120110"]})), "UTC")
     import_guide(store, lambda: io.BytesIO(guide({"a": ["2024120210"], "b": ["2024120210"]})), "Europe/Moscow")
     a, b = channel_id_of("a"), channel_id_of("b")

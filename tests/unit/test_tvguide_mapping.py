@@ -356,3 +356,36 @@ def test_a_channel_sums_up_the_categories_of_its_telecasts():
         (CategoryType.SPORT, "Спорт"),
         (None, "Хоккей"),
     ]
+
+
+def test_a_programme_longer_than_a_week_is_reported_and_left_out():
+    """A programme without a stop followed by one 130 years later would make the import walk 47,000 days."""
+    imported = import_text(
+        programme("19700101100000 +0000")
+        + programme("21000101100000 +0000", "21000101110000 +0000")
+        + programme("20241201000000 +0000", "20241208000001 +0000", channel="b")
+        + programme("20241208000001 +0000", channel="b", body="<title>x</title><length units='hours'>200</length>")
+    )
+    assert [t.start.year for t in imported.telecasts] == [2100]
+    assert imported.report.skipped == Counter({SkipReason.TOO_LONG: 3})
+    assert all("over 7 days" in example.detail for example in imported.report.examples)
+
+
+def test_a_series_id_groups_telecasts_whatever_their_titles():
+    """`episode-num system="dd_progid"` (Schedules Direct) names the series; without one, titles do (issue 18)."""
+
+    def episode(title: str, progid: str) -> str:
+        return f"<title>{title}</title><episode-num system='dd_progid'>{progid}</episode-num>"
+
+    imported = import_text(
+        programme("20241201100000 +0000", "20241201110000 +0000", body=episode("Doctor Who: Rose", "EP00000001.0001"))
+        + programme("20241201110000 +0000", "20241201120000 +0000", body=episode("Doctor Who: Dal", "EP00000001.0006"))
+        + programme("20241201120000 +0000", "20241201130000 +0000", body=episode("Новости", "EP00000002.0001"))
+        + programme("20241201130000 +0000", "20241201140000 +0000", body="<title>Новости</title>")
+        + programme("20241201140000 +0000", "20241201150000 +0000", body=episode("Новости", "x" * 65))
+    )
+    rose, dalek, series_news, news, news_again = (t.show_id for t in imported.telecasts)
+    assert rose == dalek and len({rose, series_news, news}) == 3
+    assert news == news_again == show_id_of("Новости")  # a series id over its bound is left out, and reported
+    assert imported.report.cuts == {"a series id over 64 characters left out": 1}
+    assert imported.shows[rose].titles == {"und": "Doctor Who: Rose"}

@@ -301,3 +301,101 @@ def test_elements_foreign_to_xmltv_do_not_pile_up_in_memory(layout):
     code = PEAK_GROWTH.format(root=str(ROOT), layout=layout)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)  # noqa: S603 - our own code
     assert int(done.stdout) < 16  # MB
+
+
+def test_a_channel_id_over_its_bound_is_skipped_and_reported_in_a_few_characters():
+    """A 9 MB channel id made every channels.json reply 9 MB in every zone (issue 18)."""
+    alias = "x" * 9_000_000
+    items = read(f'<tv><channel id="{alias}"><display-name>A</display-name></channel></tv>'.encode())
+    assert len(items) == 1 and isinstance(items[0], Skipped)
+    assert items[0].reason == SkipReason.INVALID_CHANNEL and len(items[0].channel) == 256
+    assert "9000000 characters" in items[0].detail
+
+
+def test_values_over_their_bounds_are_cut_or_left_out_and_counted():
+    long_url = "https://example.com/" + "p" * 1100
+    programme = (
+        '<programme start="20241201000000" stop="20241201010000" channel="a">'
+        f'<title lang="{"l" * 40}">{"T" * 300}</title><desc>{"D" * 1200}</desc><category>{"C" * 150}</category>'
+        f'<icon src="{long_url}"/><url>{long_url}</url><rating><value>{"1" * 40}</value></rating></programme>'
+    )
+    channel = f'<channel id="a"><display-name>{"N" * 300}</display-name><icon src="{long_url}"/></channel>'
+    read_channel, read_programme = read(f"<tv>{channel}{programme}</tv>".encode())
+    assert read_channel.display_names == [(None, "N" * 256)] and read_channel.icons == []
+    assert read_channel.cut == {"display-name over 256 characters": 1, "icon address over 1024 characters left out": 1}
+    assert read_programme.titles == [("l" * 35, "T" * 256)]
+    assert read_programme.descriptions == [(None, "D" * 1000)] and read_programme.categories == [(None, "C" * 100)]
+    assert read_programme.images == [] and read_programme.urls == [] and read_programme.ratings == [(None, "1" * 32)]
+    assert read_programme.cut == {
+        "lang over 35 characters": 1,
+        "title over 256 characters": 1,
+        "desc over 1000 characters": 1,
+        "category over 100 characters": 1,
+        "icon address over 1024 characters left out": 1,
+        "url address over 1024 characters left out": 1,
+        "value over 32 characters": 1,
+    }
+
+
+def test_children_past_the_bound_are_left_out_and_counted_whether_read_at_once_or_in_chunks():
+    titles = "".join(f"<title lang='l{n}'>t{n}</title>" for n in range(50_000))
+    data = f'<tv><programme start="20241201000000" stop="20241201010000" channel="a">{titles}</programme></tv>'
+    (programme,) = read(data.encode())  # about 1.4 MB: the reader drops children as chunks come
+    assert [lang for lang, _ in programme.titles] == [f"l{n}" for n in range(200)]
+    assert programme.cut == {"children over 200": 49_800}
+
+
+HOSTILE_PEAK = """
+import sys
+sys.path[:0] = [{root!r} + "/layers/shared", {root!r}]
+from tests.unit.test_tvguide_xmltv import EndlessSource
+from ott.tvguide.xmltv import read_xmltv
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) // 1024
+shapes = {{
+    "a programme with millions of children": (
+        b'<tv><programme start="20241201000000" stop="20241201010000" channel="a">',
+        b"<title lang='ru'>" + b"x" * 20 + b"</title>",
+        b"</programme></tv>",
+    ),
+    "a channel with millions of display-names": (
+        b'<tv><channel id="a">', b"<display-name>" + b"x" * 20 + b"</display-name>", b"</channel></tv>"
+    ),
+    "a title with millions of children": (
+        b'<tv><programme start="20241201000000" stop="20241201010000" channel="a"><title>',
+        b"<b>" + b"x" * 20 + b"</b>",
+        b"</title></programme></tv>",
+    ),
+    "a text of 9 MB in each of many children": (
+        b'<tv><channel id="a">',
+        b"<display-name>" + b"x" * 9_000_000 + b"</display-name>",
+        b"</channel></tv>",
+    ),
+}}
+head, element, tail = shapes[{shape!r}]
+source = EndlessSource(head, element, tail, 100_000_000)
+before = peak()
+items = list(read_xmltv(source))
+assert len(items) == 1, items
+print(peak() - before)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "a programme with millions of children",
+        "a channel with millions of display-names",
+        "a title with millions of children",
+        "a text of 9 MB in each of many children",
+    ],
+)
+def test_memory_stays_flat_within_one_element(shape):
+    """100 MB in one element: the peak grew by 0.95 to 1.9 GB before (issue 18); `make bench` measures whole
+    imports against the 250 MB bar."""
+    code = HOSTILE_PEAK.format(root=str(ROOT), shape=shape)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)  # noqa: S603 - our own code
+    assert int(done.stdout) < 40  # MB of growth while reading

@@ -1,5 +1,6 @@
 """The guide configuration an operator loads (docs/guide-data.md): programme zones, per-channel overrides and
-rubrics. Imports add zones they do not find; everything else changes only through `ops.guide_config_load`."""
+rubrics. Zones are created on purpose (`ott.tvguide.operations.create_zone`); everything else changes only
+through `ops.guide_config_load`."""
 
 from typing import Annotated, Any
 

@@ -13,7 +13,16 @@ from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import UNDETERMINED, GuideTelecast
 from ott.tvguide.models import Profile
 from ott.tvguide.params import XmltvParams
-from ott.tvguide.service import SCHEDULE_MAX_AGE, Answer, Request, bounded, chronological, end_of, export_days
+from ott.tvguide.service import (
+    SCHEDULE_MAX_AGE,
+    Answer,
+    Request,
+    bounded,
+    chronological,
+    end_of,
+    export_days,
+    zone_channels,
+)
 from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.zones import Zone
 
@@ -59,10 +68,11 @@ def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone)
         stop=xmltv_time(end_of(telecast), zone),
         channel=clean(telecast.alias),
     )
-    texts(element, "title", telecast.titles or {UNDETERMINED: ""})
+    texts(element, "title", telecast.titles)  # none when the source gave none (docs/guide-data.md, "Export")
     texts(element, "desc", telecast.descriptions)
-    for category in telecast.categories:
-        etree.SubElement(element, "category").text = clean(category.title)
+    languages = telecast.category_langs or [UNDETERMINED] * len(telecast.categories)
+    for category, lang in zip(telecast.categories, languages, strict=True):
+        texts(element, "category", {lang: category.title})
     for image in telecast.images:
         if image.profile == Profile.IMAGE:
             icon = etree.SubElement(element, "icon", src=image.location)
@@ -88,7 +98,8 @@ def xmltv_export(
     catalogue = store.catalogue(params.channel)
     zone = request.zone(catalogue.config)
     root = etree.Element("tv", {"generator-info-name": "ott-platform tvguide/2"})
-    records = [catalogue.channels[number] for number in sorted(catalogue.channels)]
+    named = sorted(catalogue.channels) if params.channel is not None or zone is None else zone_channels(catalogue, zone)
+    records = [catalogue.channels[number] for number in sorted(named)]
     for record in records:
         channel_element(root, record, catalogue.config)
     if zone is not None:
@@ -97,7 +108,8 @@ def xmltv_export(
         bounded(keys)
         for telecast in sorted(chronological(store.days(keys), zone), key=lambda t: (t.channel_id, t.start)):
             programme_element(root, telecast, zone)
-    data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE)
+    # Indented: elements with children hold whitespace, which readers such as python-xmltvalt expect in <rating>.
+    data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE, pretty_print=True)
     if len(data) > EXPORT_LIMIT_BYTES:
         raise InvalidInput(f"the export would be {len(data) // 1_000_000} MB: name fewer channels or dates")
     return request.answer(data.decode("utf-8"), SCHEDULE_MAX_AGE)

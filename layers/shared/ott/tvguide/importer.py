@@ -8,19 +8,32 @@ stay as they were, and the same file imported again writes the same items.
 """
 
 import gc
-from collections.abc import Callable, Iterator
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, BinaryIO
 from zoneinfo import ZoneInfo
 
-from ott.tvguide.mapping import GuideChannel, GuideMapper, GuideTelecast, ImportReport
-from ott.tvguide.store import GuideStore
+from ott.tvguide.config import GuideConfig
+from ott.tvguide.mapping import (
+    GuideChannel,
+    GuideMapper,
+    GuideTelecast,
+    ImportReport,
+    merged_channel,
+    merged_show,
+)
+from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
-from ott.tvguide.zones import Zone, day_span, local_date, new_zone
+from ott.tvguide.zones import Zone, day_span, local_date
 
 Opener = Callable[[], AbstractContextManager[BinaryIO]]  # opens the guide's stream
+Progress = Callable[[ImportReport], None]  # told how far a running import is
+PROGRESS_SECONDS = 10.0
+PROGRESS_CHECK = 1000  # items mapped between two looks at the clock
 
 
 @dataclass
@@ -34,10 +47,16 @@ class DayBuffer:
 
 
 class DayWriter:
-    def __init__(self, store: GuideStore, zone: str, tz: ZoneInfo, write: bool) -> None:
-        self._store, self._zone, self._tz, self._write = store, zone, tz, write
+    """Groups each channel's telecasts (in time order) by the zone's local day and writes each day once the
+    channel's next day begins. Work follows the telecasts: a gap of years between two of them costs no more than
+    a gap of a day."""
+
+    def __init__(self, store: GuideStore, zone: str, tz: ZoneInfo, write: bool, report: ImportReport) -> None:
+        self._store, self._zone, self._tz, self._write, self._report = store, zone, tz, write, report
         self._open: dict[int, DayBuffer] = {}
         self.dates: dict[int, set[date]] = {}
+        # Days only a telecast running past midnight reaches: written at the end where the zone has no schedule.
+        self._carried_only: list[tuple[int, DayBuffer]] = []
 
     def add(self, telecast: GuideTelecast) -> None:
         buffer = self._open.get(telecast.channel_id)
@@ -45,37 +64,58 @@ class DayWriter:
             buffer.telecasts.append(telecast)
             return
         day = local_date(telecast.start, self._tz)
-        if buffer is None:
-            buffer = self._open[telecast.channel_id] = DayBuffer(day, day_span(day, self._tz)[1])
-        while buffer.day < day:
-            buffer = self._next_day(telecast.channel_id, buffer)
+        buffer = self._hand_over(telecast.channel_id, buffer, day)
+        if buffer is None or buffer.day != day:
+            buffer = DayBuffer(day, day_span(day, self._tz)[1])
+        self._open[telecast.channel_id] = buffer
         buffer.telecasts.append(telecast)
 
-    def _next_day(self, channel_id: int, buffer: DayBuffer) -> DayBuffer:
-        """Writes the buffer's day; what runs past its end opens the next day."""
-        self._put(channel_id, buffer)
-        following = buffer.day + timedelta(days=1)
-        start, end = day_span(following, self._tz)
-        running = [t for t in buffer.telecasts if t.start + timedelta(seconds=t.duration) > start]
-        self._open[channel_id] = DayBuffer(following, end, running, len(running))
-        return self._open[channel_id]
+    def _hand_over(self, channel_id: int, buffer: DayBuffer | None, until: date | None) -> DayBuffer | None:
+        """Writes the buffer's day and each following day what runs past midnight reaches, before `until` (None:
+        all of them); the buffer of `until` when something runs into it."""
+        while buffer is not None and (until is None or buffer.day < until):
+            self._put(channel_id, buffer)
+            following = buffer.day + timedelta(days=1)
+            start, end = day_span(following, self._tz)
+            running = [t for t in buffer.telecasts if t.start + timedelta(seconds=t.duration) > start]
+            buffer = DayBuffer(following, end, running, len(running)) if running else None
+        return buffer
 
     def _put(self, channel_id: int, buffer: DayBuffer) -> None:
-        # A day holding only what runs into it from the day before is not covered by the file: the zone
-        # keeps what it had for that day.
         if len(buffer.telecasts) <= buffer.carried:
+            self._carried_only.append((channel_id, buffer))
             return
         self.dates.setdefault(channel_id, set()).add(buffer.day)
         if self._write:
-            self._store.put_day((self._zone, channel_id, buffer.day), buffer.telecasts, buffer.carried)
+            self._put_day(channel_id, buffer)
+
+    def _put_day(self, channel_id: int, buffer: DayBuffer) -> None:
+        cut = self._store.put_day((self._zone, channel_id, buffer.day), buffer.telecasts, buffer.carried)
+        if cut:
+            self._report.cut(0, cut)
 
     def close(self) -> None:
-        """Writes the last day of every channel."""
+        """Writes the last day of every channel and the days its last telecasts run into."""
         for channel_id, buffer in self._open.items():
-            self._put(channel_id, buffer)
+            self._hand_over(channel_id, buffer, None)
         self._open.clear()
         if self._write:
+            self._write_carried_only()
             self._store.flush()
+
+    def _write_carried_only(self) -> None:
+        """A day only a telecast from the day before reaches (the end of a guide, a programme across midnight) is
+        written, so that the telecast is on air there (`currentTelecast`), but it is no scheduled date; where the
+        zone holds a schedule of that day already (another file's), that schedule stays."""
+        if not self._carried_only:
+            return
+        held = self._store.catalogue({channel_id for channel_id, _ in self._carried_only}).channels
+        for channel_id, buffer in self._carried_only:
+            record = held.get(channel_id)
+            scheduled = set(record.dates.get(self._zone, ())) if record else set()
+            if buffer.day not in scheduled | self.dates.get(channel_id, set()):
+                self._put_day(channel_id, buffer)
+        self._carried_only.clear()
 
 
 @contextmanager
@@ -100,43 +140,81 @@ def check_xmltv(open_source: Opener) -> None:
             pass
 
 
-def import_guide(store: GuideStore, open_source: Opener, zone_name: str, *, write: bool = True) -> ImportReport:
-    """Imports the guide `open_source()` reads into the zone `zone_name` (created when missing). With
-    `write=False` only validates and reports. Raises NotXmltv, having written nothing."""
+class ImportRefused(ValueError):
+    """The import cannot run as asked (its zone does not exist): nothing is written."""
+
+
+def unknown_zone(name: str, config: GuideConfig) -> ImportRefused:
+    known = ", ".join(sorted(zone.name for zone in config.zones)) or "none"
+    return ImportRefused(f"no zone {name[:64]!r} (zones: {known}); create it first (--create-zone)")
+
+
+def import_guide(
+    store: GuideStore,
+    open_source: Opener,
+    zone_name: str,
+    *,
+    write: bool = True,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports the guide `open_source()` reads into the zone `zone_name`, calling `progress` with the report so
+    far every PROGRESS_SECONDS. With `write=False` only validates and reports. Raises NotXmltv, or ImportRefused
+    for a zone that does not exist, having written nothing."""
     check_xmltv(open_source)
-    config, version = store.configuration()
-    zone = config.zone(zone_name)
+    catalogue = store.catalogue()
+    zone = catalogue.config.zone(zone_name)
     if zone is None:
-        zone = new_zone(zone_name)
-        if write:
-            store.save_configuration(config.model_copy(update={"zones": [*config.zones, zone]}), version)
+        raise unknown_zone(zone_name, catalogue.config)
     with open_source() as source:
-        return map_guide(store, source, zone, config.channel_ids(), write=write)
+        ids = catalogue.config.channel_ids()
+        return map_guide(store, source, zone, ids, write=write, progress=progress, held=catalogue.channels)
 
 
 def map_guide(
-    store: GuideStore, source: BinaryIO, zone: Zone, channel_ids: dict[str, int], *, write: bool = True
+    store: GuideStore,
+    source: BinaryIO,
+    zone: Zone,
+    channel_ids: dict[str, int],
+    *,
+    write: bool = True,
+    progress: Progress | None = None,
+    held: Mapping[int, ChannelRecord] | None = None,
 ) -> ImportReport:
-    """The import's second pass: parse, map, and write the zone's days, channels and shows."""
+    """The import's second pass: parse, map, and write the zone's days, channels and shows. `held`: the
+    catalogue's channels, whose ids stay theirs and whose facts this import's are merged over."""
     with cyclic_gc_paused():
-        return _map_guide(store, source, zone, channel_ids, write)
+        return _map_guide(store, source, zone, channel_ids, write, progress, held or {})
 
 
 def _map_guide(
-    store: GuideStore, source: BinaryIO, zone: Zone, channel_ids: dict[str, int], write: bool
+    store: GuideStore,
+    source: BinaryIO,
+    zone: Zone,
+    channel_ids: dict[str, int],
+    write: bool,
+    progress: Progress | None,
+    held: Mapping[int, ChannelRecord],
 ) -> ImportReport:
-    mapper = GuideMapper(zone.name, channel_ids)
-    days = DayWriter(store, zone.name, zone.tz, write)
+    known_ids = {record.channel.alias: number for number, record in held.items()}
+    mapper = GuideMapper(zone.name, channel_ids, known_ids)
+    days = DayWriter(store, zone.name, zone.tz, write, mapper.report)
     channels: list[GuideChannel] = []
-    for item in mapper.run(read_xmltv(source)):
+    next_progress = time.monotonic() + PROGRESS_SECONDS
+    for count, item in enumerate(mapper.run(read_xmltv(source))):
         if isinstance(item, GuideTelecast):
             days.add(item)
         else:
             channels.append(item)
+        if progress is not None and count % PROGRESS_CHECK == 0 and time.monotonic() >= next_progress:
+            progress(mapper.report)
+            next_progress = time.monotonic() + PROGRESS_SECONDS
     days.close()
     if write:
-        store.merge_channels(zone.name, channels, days.dates)
-        store.merge_shows(mapper.shows.values())
+        earlier_channels = {number: record.channel for number, record in held.items()}
+        merged = [merged_channel(channel, earlier_channels.get(channel.channel_id)) for channel in channels]
+        store.merge_channels(zone.name, merged, days.dates)
+        earlier = store.shows(list(mapper.shows))
+        store.merge_shows(merged_show(show, earlier.get(number)) for number, show in mapper.shows.items())
     return mapper.report
 
 
@@ -154,12 +232,19 @@ def report_document(report: ImportReport, zone: str) -> dict[str, Any]:
             for s in report.examples
         ],
         "untitled": report.untitled,
-        "unusable_urls": dict(report.unusable_urls.most_common(20)),
-        "unknown_ratings": dict(report.unknown_ratings.most_common(20)),
-        "unmapped_categories": dict(report.unmapped_categories.most_common(20)),
-        "show_id_collisions": dict(report.show_id_collisions.most_common(20)),
+        "unusable_urls": most_common(report.unusable_urls),
+        "unknown_ratings": most_common(report.unknown_ratings),
+        "unmapped_categories": most_common(report.unmapped_categories),
+        "show_id_collisions": most_common(report.show_id_collisions),
+        "cut": most_common(report.cuts),
+        "cut_examples": [{"line": line, "what": what} for line, what in report.cut_examples],
     }
 
 
-def refusal_document(error: NotXmltv, zone: str) -> dict[str, Any]:
+def most_common(counts: Counter[str]) -> dict[str, int]:
+    """The 20 commonest, each named in at most 200 characters: the report is one item, whatever the file."""
+    return {text[:200]: count for text, count in counts.most_common(20)}
+
+
+def refusal_document(error: NotXmltv | ImportRefused, zone: str) -> dict[str, Any]:
     return {"status": "refused", "zone": zone, "error": str(error)[:500]}

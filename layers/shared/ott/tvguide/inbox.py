@@ -1,20 +1,29 @@
 """The import function's side of the inbox: S3 event notifications, delivered through SQS, name the guides
 operators uploaded. An object's key is `<zone>/<file name>`: everything before the last `/` names the
-programme zone (`Europe/Moscow/guide.xml` goes to the zone `Europe/Moscow`)."""
+programme zone (`Europe/Moscow/guide.xml` goes to the zone `Europe/Moscow`), which must exist and whose name
+follows the zones' character set (docs/guide-data.md, "Zones")."""
 
 import json
+from collections.abc import Callable
 from contextlib import AbstractContextManager, closing
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any, BinaryIO
 from urllib.parse import unquote_plus
 
+from pydantic import TypeAdapter, ValidationError
+
+from ott.clock import epoch_seconds
 from ott.observability import logger
-from ott.tvguide.importer import import_guide, refusal_document, report_document
+from ott.tvguide.importer import ImportRefused, import_guide, refusal_document, report_document
+from ott.tvguide.mapping import ImportReport
 from ott.tvguide.store import GuideInbox, GuideStore
 from ott.tvguide.xmltv import NotXmltv
+from ott.tvguide.zones import ZoneName
 
-ZONE_NAME_LIMIT = 64
+ZONE_NAMES: TypeAdapter[str] = TypeAdapter(ZoneName)
+ZONE_NAME_RULE = "ASCII letters, digits, _ + - in segments joined by /, 1 to 64 characters"
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,14 @@ def zone_key(zone: str, file_name: str) -> str:
     return f"{zone}/{file_name.rpartition('/')[2]}"
 
 
+def checked_zone(name: str) -> str:
+    """The zone name as given; ImportRefused when it is outside the zones' character set."""
+    try:
+        return ZONE_NAMES.validate_python(name)
+    except ValidationError:
+        raise ImportRefused(f"{name[:64]!r} is no zone name ({ZONE_NAME_RULE})") from None
+
+
 def uploaded_objects(body: str) -> list[InboxObject]:
     """The objects an S3 event notification names; S3's test event names none. Keys arrive URL-encoded."""
     message: dict[str, Any] = json.loads(body)
@@ -42,20 +59,31 @@ def uploaded_objects(body: str) -> list[InboxObject]:
     ]
 
 
-def import_uploads(store: GuideStore, inbox: GuideInbox, body: str) -> None:
-    """Imports every guide the notification names and stores each one's report under its key. A guide that is
-    not XMLTV, or a key without a zone, is refused and reported; the message is done (a retry would refuse it
+def import_uploads(
+    store: GuideStore,
+    inbox: GuideInbox,
+    body: str,
+    clock: Callable[[], datetime],
+) -> None:
+    """Imports every guide the notification names and stores each one's report under its key: `running` with
+    the channels and telecasts so far while it runs, then what it did. A guide that is not XMLTV, or a key whose
+    zone is no zone name or does not exist, is refused and reported; the message is done (a retry would refuse it
     again). Storage failures raise: SQS delivers the message again and the import, being idempotent, redoes it."""
     for uploaded in uploaded_objects(body):
-        zone = uploaded.zone
-        if not zone or len(zone) > ZONE_NAME_LIMIT:
-            result = refusal_document(NotXmltv("the key must be <zone>/<file name>"), zone[:ZONE_NAME_LIMIT])
-        else:
-            try:
-                report = import_guide(store, partial(_opened, inbox, uploaded), zone)
-                result = report_document(report, zone)
-            except NotXmltv as error:
-                result = refusal_document(error, zone)
+        zone = uploaded.zone[:64]
+        started = epoch_seconds(clock())
+
+        def running(report: ImportReport, zone: str = zone, key: str = uploaded.key, started: int = started) -> None:
+            progress = {"channels": report.channels, "telecasts": report.telecasts}
+            store.save_import(key, {"status": "running", "zone": zone, "started": started, **progress})
+
+        try:
+            checked_zone(uploaded.zone)
+            report = import_guide(store, partial(_opened, inbox, uploaded), uploaded.zone, progress=running)
+            result = report_document(report, zone)
+        except (NotXmltv, ImportRefused) as error:
+            result = refusal_document(error, zone)
+        result.update(started=started, finished=epoch_seconds(clock()))
         logger.info("guide import", extra={"key": uploaded.key, **{k: v for k, v in result.items() if k != "examples"}})
         store.save_import(uploaded.key, result)
 

@@ -22,12 +22,23 @@ from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, Xml
 # Channel and show ids fit a signed 32-bit integer (how many clients hold a uint32); telecast ids fit
 # the 53 bits that a JSON number keeps exactly in JavaScript.
 CHANNEL_ID_BITS = 31
+ID_ATTEMPTS = 8  # ids derived from one alias before its collisions are reported (two already take 1 in 2**31)
 SHOW_ID_BITS = 31
 TELECAST_ID_BITS = 53
 # Language of a text whose element has no `lang` (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
+# A telecast runs at most this long: a longer one (a programme without a stop followed by one years later) is
+# skipped, so that no import walks a calendar span its file does not fill.
+MAX_TELECAST_DAYS = 7
 # Examples kept per skip reason: the counts are complete, the examples show what to fix.
 EXAMPLES_PER_REASON = 20
+EXAMPLE_CHARACTERS = 200  # of a channel id or a detail in an example (the report is one item)
+# A channel sums up at most this many categories of its telecasts; a telecast keeps at most this many images
+# and categories (a page of 1,000 telecasts stays far below Lambda's 6 MB).
+MAX_CHANNEL_CATEGORIES = 50
+MAX_TELECAST_IMAGES = 8
+MAX_TELECAST_CATEGORIES = 10
+MAX_MERGED = 100  # languages, and names of a channel, kept over the imports that said them
 
 _c = CategoryType
 # Guide words (folded: lower case, ё as е) to CategoryType; a word not listed keeps its text, no type.
@@ -159,8 +170,10 @@ def _hasher(*common: str) -> "hashlib.blake2b":
     return hashlib.blake2b("".join(f"{part}\x1f" for part in common).encode(), digest_size=8, person=b"ott-tvguide")
 
 
-def channel_id_of(alias: str) -> int:
-    return derived_id(CHANNEL_ID_BITS, "channel", alias)
+def channel_id_of(alias: str, attempt: int = 0) -> int:
+    """The channel id derived from its alias; another one for each further `attempt` (when the first is another
+    alias's: `provider9891.tv` and `provider11618.tv` share one)."""
+    return derived_id(CHANNEL_ID_BITS, "channel", alias if attempt == 0 else f"{alias}\x1f{attempt}")
 
 
 def show_id_of(title: str) -> int:
@@ -265,6 +278,8 @@ class GuideTelecast:
     url: str | None
     images: list[GuideImage]
     show_id: int | None
+    # The language of each category, when they are in several (a reply keeps those of the caller's language).
+    category_langs: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -280,6 +295,36 @@ class GuideShow:
     images: list[GuideImage] = field(default_factory=list)
 
 
+def merged_texts(newer: dict[str, str], older: dict[str, str]) -> dict[str, str]:
+    """Per language the newer text; the languages only the older texts have stay, after the newer ones."""
+    merged = {**newer, **{lang: text for lang, text in older.items() if lang not in newer}}
+    return dict(list(merged.items())[:MAX_MERGED])
+
+
+def merged_channel(newer: GuideChannel, older: GuideChannel | None) -> GuideChannel:
+    """What an import says of a channel over what earlier imports said (another file or zone): per language the
+    newest title, every name (the newest first), the newest logo and site or else the earlier ones."""
+    if older is None:
+        return newer
+    newer.titles = merged_texts(newer.titles, older.titles)
+    newer.names = [*newer.names, *(name for name in older.names if name not in newer.names)][:MAX_MERGED]
+    newer.logo_url = newer.logo_url or older.logo_url
+    newer.promo_url = newer.promo_url or older.promo_url
+    return newer
+
+
+def merged_show(newer: GuideShow, older: GuideShow | None) -> GuideShow:
+    """A show as an import found it over what earlier imports said: titles per language as for channels, the
+    newest address and images or else the earlier ones, the oldest age of them all."""
+    if older is None:
+        return newer
+    newer.titles = merged_texts(newer.titles, older.titles)
+    newer.url = newer.url or older.url
+    newer.images = newer.images or older.images
+    newer.age_restriction = _older(newer.age_restriction, older.age_restriction)
+    return newer
+
+
 @dataclass
 class ImportReport:
     channels: int = 0
@@ -292,24 +337,37 @@ class ImportReport:
     unknown_ratings: Counter[str] = field(default_factory=Counter)
     unmapped_categories: Counter[str] = field(default_factory=Counter)
     show_id_collisions: Counter[str] = field(default_factory=Counter)  # kept without their show
+    cuts: Counter[str] = field(default_factory=Counter)  # values cut or left out to keep the bounds
+    cut_examples: list[tuple[int, str]] = field(default_factory=list)  # (line, what), the first of each kind
 
     def skip(self, item: Skipped) -> None:
         self.skipped[item.reason] += 1
         if self.skipped[item.reason] <= EXAMPLES_PER_REASON:
-            self.examples.append(item)
+            channel, start = item.channel and item.channel[:EXAMPLE_CHARACTERS], item.start and item.start[:40]
+            self.examples.append(Skipped(item.reason, item.line, channel, start, item.detail[:EXAMPLE_CHARACTERS]))
+
+    def cut(self, line: int, what: str, times: int = 1) -> None:
+        if what not in self.cuts and len(self.cut_examples) < EXAMPLES_PER_REASON:
+            self.cut_examples.append((line, what))
+        self.cuts[what] += times
 
 
 class GuideMapper:
     """Maps one XMLTV file for one programme zone. Iterate `run()`, then read `report`, `channels` and
-    `shows`. `channel_ids` are the guide configuration's ids by alias, which win over derived ones."""
+    `shows`. `channel_ids` are the guide configuration's ids by alias, which win over derived ones; `known_ids`
+    the ids the catalogue gave its channels, which they keep (an id is never another alias's, whichever file or
+    zone each came in)."""
 
-    def __init__(self, zone: str, channel_ids: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self, zone: str, channel_ids: Mapping[str, int] | None = None, known_ids: Mapping[str, int] | None = None
+    ) -> None:
         self.zone = zone
         self.report = ImportReport()
         self.channels: dict[str, GuideChannel] = {}
         self.shows: dict[int, GuideShow] = {}
         self._configured_ids = channel_ids or {}
-        self._alias_by_channel_id: dict[int, str] = {}
+        self._known_ids = known_ids or {}
+        self._alias_by_channel_id: dict[int, str] = {number: alias for alias, number in self._known_ids.items()}
         self._rejected: set[str] = set()
         self._ends: dict[str, datetime] = {}  # end of each channel's last telecast
         self._pending: dict[str, XmltvProgramme] = {}
@@ -319,8 +377,12 @@ class GuideMapper:
     def run(self, items: Iterable[XmltvItem]) -> Iterator[GuideChannel | GuideTelecast]:
         for item in items:
             if isinstance(item, XmltvProgramme):
+                for what, times in (item.cut or {}).items():
+                    self.report.cut(item.line, what, times)
                 yield from self._programme(item)
             elif isinstance(item, XmltvChannel):
+                for what, times in (item.cut or {}).items():
+                    self.report.cut(item.line, what, times)
                 channel = self._channel(item)
                 if channel is not None:
                     yield channel
@@ -330,17 +392,17 @@ class GuideMapper:
             del self._pending[alias]
             if programme.length is None:
                 self._skip(SkipReason.OPEN_END, programme, "no stop, no length and no programme after it")
-            else:
-                yield self._telecast(programme, programme.start + timedelta(seconds=programme.length))
+            elif self._short_enough(programme, end := programme.start + timedelta(seconds=programme.length)):
+                yield self._telecast(programme, end)
         self.report.shows = len(self.shows)
 
     def _channel(self, item: XmltvChannel) -> GuideChannel | None:
         if item.id in self.channels or item.id in self._rejected:
             self.report.skip(Skipped(SkipReason.DUPLICATE_CHANNEL, item.line, item.id, detail="declared before"))
             return None
-        number = self._configured_ids.get(item.id) or channel_id_of(item.id)
+        number = self._configured_ids.get(item.id) or self._known_ids.get(item.id) or self._free_id(item.id)
         holder = self._alias_by_channel_id.get(number)
-        if holder is not None:
+        if holder is not None and holder != item.id:
             self._rejected.add(item.id)
             detail = f"channelId {number} is {holder!r}'s: give one of them a channelId in the guide configuration"
             self.report.skip(Skipped(SkipReason.ID_COLLISION, item.line, item.id, detail=detail))
@@ -358,6 +420,15 @@ class GuideMapper:
         self._telecast_keys[item.id] = telecast_key(self.zone, item.id)
         self.report.channels += 1
         return channel
+
+    def _free_id(self, alias: str) -> int:
+        """The first id derived from the alias that no other alias holds (the first one when all are held, which
+        the caller reports as a collision)."""
+        for attempt in range(ID_ATTEMPTS):
+            number = channel_id_of(alias, attempt)
+            if number not in self._alias_by_channel_id and number not in self._configured_ids.values():
+                return number
+        return channel_id_of(alias)
 
     def _programme(self, programme: XmltvProgramme) -> tuple[GuideTelecast, ...]:
         """The telecasts this programme completes: usually itself, also the one before it when that one had
@@ -378,11 +449,12 @@ class GuideMapper:
                 self._skip(SkipReason.OVERLAP, programme, f"starts before the programme of line {pending.line}")
                 return ()
             del self._pending[alias]
-            before = self._telecast(pending, start)
+            before = self._telecast(pending, start) if self._short_enough(pending, start) else None
             if stop is None:
                 self._pending[alias] = programme
-                return (before,)
-            return before, self._telecast(programme, stop)
+                return (before,) if before else ()
+            now = self._telecast(programme, stop) if self._short_enough(programme, stop) else None
+            return tuple(telecast for telecast in (before, now) if telecast)
         end = self._ends.get(alias)
         if end is not None and start < end:
             self._skip(SkipReason.OVERLAP, programme, f"the previous programme ends {end:%H:%M:%S}Z")
@@ -390,7 +462,13 @@ class GuideMapper:
         if stop is None:
             self._pending[alias] = programme
             return ()
-        return (self._telecast(programme, stop),)
+        return (self._telecast(programme, stop),) if self._short_enough(programme, stop) else ()
+
+    def _short_enough(self, programme: XmltvProgramme, end: datetime) -> bool:
+        if end - programme.start <= timedelta(days=MAX_TELECAST_DAYS):
+            return True
+        self._skip(SkipReason.TOO_LONG, programme, f"ends {end:%Y-%m-%d %H:%M:%S}Z, over {MAX_TELECAST_DAYS} days")
+        return False
 
     def _telecast(self, programme: XmltvProgramme, end: datetime) -> GuideTelecast:
         channel = self.channels[programme.channel]
@@ -398,8 +476,15 @@ class GuideMapper:
         self._ends[channel.alias] = end
         titles = by_language(programme.titles)
         categories = [self._category(word) for _, word in programme.categories]
+        category_langs: list[str] = []
         if len(categories) > 1:
-            categories = list({(c.type, c.title): c for c in categories}.values())
+            first: dict[tuple[CategoryType | None, str], tuple[Category, str]] = {}
+            for category, (lang, _) in zip(categories, programme.categories, strict=True):
+                first.setdefault((category.type, category.title), (category, _language(lang)))
+            if len(first) > MAX_TELECAST_CATEGORIES:
+                self.report.cut(programme.line, f"categories over {MAX_TELECAST_CATEGORIES}")
+            kept = list(first.values())[:MAX_TELECAST_CATEGORIES]
+            categories, category_langs = [category for category, _ in kept], [lang for _, lang in kept]
         age = self._age(programme.ratings) if programme.ratings else None
         # In field order, not by keyword: keywords make this call, made for every programme, three times dearer.
         telecast = GuideTelecast(
@@ -416,28 +501,34 @@ class GuideMapper:
             self._url(programme.urls) if programme.urls else None,
             self._images(programme.images) if programme.images else [],
             None,  # show_id, below
+            category_langs if len(set(category_langs)) > 1 else [],
         )
         if programme.titles:
-            telecast.show_id = self._show(telecast, programme.titles[0][1])
+            telecast.show_id = self._show(telecast, programme.titles[0][1], programme.series)
         else:
             self.report.untitled += 1
         if age is not None:
             channel.age_restriction = _older(channel.age_restriction, age)
         for category in categories:
-            channel.categories.setdefault((category.type, category.title), category)
+            if len(channel.categories) < MAX_CHANNEL_CATEGORIES:
+                channel.categories.setdefault((category.type, category.title), category)
+            elif (category.type, category.title) not in channel.categories:
+                self.report.cut(programme.line, f"a channel's categories over {MAX_CHANNEL_CATEGORIES}")
         self.report.telecasts += 1
         return telecast
 
-    def _show(self, telecast: GuideTelecast, title: str) -> int | None:
-        show = self._show_by_title.get(title)
+    def _show(self, telecast: GuideTelecast, title: str, series: str | None) -> int | None:
+        """The telecast's show: the series its source names (`series`), else the show of its title (case- and
+        е/ё-insensitive)."""
+        show = self._show_by_title.get(series or title)
         if show is None:
-            key = fold(title)
+            key = series or fold(title)
             number = _show_id(key)
             show = self.shows.setdefault(number, GuideShow(id=number, key=key, titles=dict(telecast.titles)))
             if show.key != key:
                 self.report.show_id_collisions[title] += 1
                 return None
-            self._show_by_title[title] = show
+            self._show_by_title[series or title] = show
         show.channel_ids.add(telecast.channel_id)
         if telecast.age_restriction is not None:
             show.age_restriction = _older(show.age_restriction, telecast.age_restriction)
@@ -473,7 +564,9 @@ class GuideMapper:
                 self.report.unusable_urls[image.url[:200]] += 1
             elif (profile, location) not in kept:
                 kept[(profile, location)] = GuideImage(profile, location, image.width, image.height)
-        return list(kept.values())
+        if len(kept) > MAX_TELECAST_IMAGES:
+            self.report.cuts[f"a telecast's images over {MAX_TELECAST_IMAGES}"] += 1
+        return list(kept.values())[:MAX_TELECAST_IMAGES]
 
     def _url(self, candidates: list[str]) -> str | None:
         for candidate in candidates:

@@ -12,7 +12,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ott.wire import Int32, Int64, UInt32, UInt64, WireModel
 
-TitleText = Annotated[str, Field(min_length=1, max_length=256)]
+TitleText = Annotated[str, Field(max_length=256)]  # a blank name gets an empty entry in its place
 
 
 class Profile(StrEnum):
@@ -146,8 +146,13 @@ class TitlesRequest(WireModel):
     @field_validator("titles", mode="before")
     @classmethod
     def _one_xml_element(cls, value: object, info: ValidationInfo) -> object:
-        """In XML one <titles> element is a list of one name (JSON says which it is)."""
-        return [value] if isinstance(value, str) and info.mode == "python" else value
+        """In XML one <titles> element is a list of one name (JSON says which it is); an empty element is a
+        blank name."""
+        if info.mode == "python" and (value is None or isinstance(value, str)):
+            return [value or ""]
+        if info.mode == "python" and isinstance(value, list):
+            return [item if item is not None else "" for item in value]
+        return value
 
 
 Channel.model_rebuild()

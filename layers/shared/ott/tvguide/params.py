@@ -15,6 +15,7 @@ MAX_LIMIT = 1000
 # Channel fields by their wire names (logoURL, currentTelecast…), for `fields`.
 CHANNEL_FIELDS = {info.alias or name: name for name, info in Channel.model_fields.items()}
 DEFAULT_CHANNEL_FIELDS = ("title", "alias", "logo_url", "age_restriction", "has_schedule")
+DEPRECATED_FIELDS = {"access"}  # the spec's history: "field access of the channel deprecated"
 
 
 def telecast_id(value: object) -> object:
@@ -48,13 +49,15 @@ DateList = Annotated[
 
 
 def field_names(value: object) -> object:
+    """Channel field names; `access`, deprecated by the spec and never defined by it, is accepted and answered by
+    its absence."""
     if not isinstance(value, str):
         return value
     names = [name.strip() for name in value.split(",") if name.strip()]
-    unknown = [name for name in names if name not in CHANNEL_FIELDS]
+    unknown = [name for name in names if name not in CHANNEL_FIELDS and name not in DEPRECATED_FIELDS]
     if unknown:
         raise ValueError(f"unknown fields {', '.join(n[:32] for n in unknown[:5])}; known: {', '.join(CHANNEL_FIELDS)}")
-    return [CHANNEL_FIELDS[name] for name in names]
+    return [CHANNEL_FIELDS[name] for name in names if name in CHANNEL_FIELDS]
 
 
 FieldList = Annotated[
@@ -79,12 +82,12 @@ def escaped_titles(value: object) -> object:
         else:
             current.append(char)
     names.append("".join(current))
-    return [name.strip() for name in names if name.strip()]
+    return [name.strip() for name in names]  # a blank name keeps its place: its entry is empty
 
 
 Label = Annotated[str, Field(max_length=1024)]
 TitleList = Annotated[
-    list[Annotated[str, Field(min_length=1, max_length=256)]],
+    list[Annotated[str, Field(max_length=256)]],
     BeforeValidator(escaped_titles),
     Field(min_length=1, max_length=100),
     WithJsonSchema({"type": "string", "description": "comma-separated channel names; a comma in a name is \\,"}),

@@ -14,8 +14,9 @@ from ott.observability import logger
 from ott.registry.location import RegistryStore, locate
 from ott.text import fold
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideImage, GuideShow, GuideTelecast
+from ott.tvguide.mapping import UNDETERMINED, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import (
+    Category,
     Channel,
     ChannelsList,
     ChannelType,
@@ -35,7 +36,7 @@ from ott.tvguide.params import (
     TvShowsParams,
     ZoneParams,
 )
-from ott.tvguide.store import ChannelRecord, DayKey, GuideStore
+from ott.tvguide.store import Catalogue, ChannelRecord, DayKey, GuideStore
 from ott.tvguide.zones import WORLD, Zone, day_span, local_date, select_zone, wire_datetime
 
 # How long replies may be kept: a schedule changes when a guide is imported (a few times a day); a current
@@ -147,6 +148,16 @@ class Request:
                     return found
         return next(iter(texts.values()))
 
+    def categories(self, telecast: GuideTelecast) -> list[Category]:
+        """A telecast's categories; when they are in several languages, those in the language chosen as for
+        titles (and those without a language)."""
+        if not telecast.category_langs:
+            return telecast.categories
+        languages = [lang for lang in dict.fromkeys(telecast.category_langs) if lang != UNDETERMINED]
+        chosen = self.text({lang: lang for lang in languages})
+        pairs = zip(telecast.categories, telecast.category_langs, strict=True)
+        return [category for category, lang in pairs if lang in (chosen, UNDETERMINED)]
+
     def zone(self, config: GuideConfig) -> Zone | None:
         """The programme zone (spec 4.A): by labels when any is sent, else by territory (the one named, or the
         caller's, detected from its address), else World/Anywhere."""
@@ -217,7 +228,7 @@ def wire_telecast(request: Request, telecast: GuideTelecast, zone: Zone) -> Tele
         tv_show=TVShow(id=telecast.show_id) if telecast.show_id else None,
         channel=Channel(channel_id=telecast.channel_id),
         age_restriction=telecast.age_restriction,
-        categories=telecast.categories or None,
+        categories=request.categories(telecast) or None,
     )
 
 
@@ -318,7 +329,7 @@ def schedule(
         catalogue = store.catalogue()
         zone = request.zone(catalogue.config)
         dates = sorted(set(params.dates or ([today(zone, now)] if zone else [])))
-        keys = [(zone.name, number, day) for number in catalogue.channels for day in dates] if zone else []
+        keys = [(zone.name, number, day) for number in zone_channels(catalogue, zone) for day in dates] if zone else []
         bounded(keys)
         found = store.days(keys)
     telecasts = chronological(found, zone) if zone else []
@@ -330,6 +341,11 @@ def schedule(
         total_count=len(telecasts),
     )
     return request.answer(reply, SCHEDULE_MAX_AGE)
+
+
+def zone_channels(catalogue: Catalogue, zone: Zone) -> list[int]:
+    """The channels the zone holds a schedule of (a guide imported into another zone adds none of its own)."""
+    return [number for number, record in catalogue.channels.items() if record.dates.get(zone.name)]
 
 
 def bounded(keys: Sequence[DayKey]) -> None:
@@ -409,7 +425,8 @@ def id_by_title(
             by_name.setdefault(name, []).append(number)
     listed = []
     for title in titles.titles:
-        found = sorted(by_name.get(fold(title).strip(), []))
+        name = fold(title).strip()
+        found = sorted(by_name.get(name, [])) if name else []  # a blank name keeps its place, empty
         if len(found) > 1:
             logger.error("idbytitle: a name matches several channels", extra={"title": title, "channels": found})
         if found:

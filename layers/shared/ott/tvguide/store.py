@@ -10,7 +10,7 @@ Query of one partition, never a Scan:
 | `DAY#<zone>#<channel id>` | local date | the telecasts of that zone-local day (and those running into it) |
 | `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
-| `IMPORT` | object key | the report of an import, for the operator command waiting on it |
+| `IMPORT` | object key | the report of an import (its progress while it runs), kept a week: the imports' history |
 
 Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
 enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
@@ -29,8 +29,19 @@ from pydantic import Field
 from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
-from ott.storage import ConditionFailed, Database, Item, Key, PutItem, Table, Update, attr
-from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT
+from ott.storage import (
+    ConditionFailed,
+    Database,
+    Item,
+    Key,
+    PutItem,
+    Table,
+    TransactionCancelled,
+    Update,
+    UpdateItem,
+    attr,
+)
+from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
@@ -38,6 +49,12 @@ from ott.tvguide.models import Category, CategoryType, Profile
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
+# A channel-day's document at most: DynamoDB takes 400 KB an item, with its keys and attributes.
+DAY_ITEM_BYTES = 350_000
+# Channels and shows written in one transaction at most (DynamoDB takes 4 MB a TransactWriteItems).
+TRANSACTION_BYTES = 3_000_000
+# What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
+LEAN_FIELDS = ("i", "s", "d", "a", "h")
 DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
 
 
@@ -69,12 +86,13 @@ class GuideStore(Protocol):
     def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]: ...
     def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]: ...
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]: ...
-    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None: ...
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None: ...
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None: ...
     def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
     def flush(self) -> None: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
+    def import_results(self) -> dict[str, dict[str, Any]]: ...
 
 
 def pack(data: Any) -> bytes:
@@ -115,6 +133,7 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
     optional = {
         "x": telecast.descriptions,
         "c": _categories_out(telecast.categories),
+        "l": telecast.category_langs,
         "a": telecast.age_restriction,
         "u": telecast.url,
         "m": _images_out(telecast.images),
@@ -122,6 +141,24 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
     }
     row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
     return row
+
+
+def fitted_day(rows: list[dict[str, Any]]) -> tuple[bytes, str | None]:
+    """A day's rows packed within DAY_ITEM_BYTES: when they do not fit, each telecast keeps its times, id, show
+    and first title only, and the telecasts past what fits then are left out (the end of the day). What was cut."""
+    doc = pack(rows)
+    if len(doc) <= DAY_ITEM_BYTES:
+        return doc, None
+    lean = [
+        {**{name: row[name] for name in LEAN_FIELDS if name in row}, "t": dict(list(row["t"].items())[:1])}
+        for row in rows
+    ]
+    doc, kept = pack(lean), len(lean)
+    while len(doc) > DAY_ITEM_BYTES:
+        kept = kept * DAY_ITEM_BYTES // len(doc) * 9 // 10
+        doc = pack(lean[:kept])
+    left_out = f" and {len(rows) - kept} telecasts" if kept < len(rows) else ""
+    return doc, f"a channel-day's texts but the first title, images, categories{left_out} left out to fit an item"
 
 
 def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> GuideTelecast:
@@ -139,6 +176,7 @@ def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> 
         url=row.get("u"),
         images=_images_in(row.get("m", [])),
         show_id=row.get("h"),
+        category_langs=row.get("l", []),
     )
 
 
@@ -298,14 +336,13 @@ class DynamoGuideStore:
 
     # ---- imports
 
-    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> None:
+    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None:
         """Replaces the zone's day of the channel. `telecasts` are in time order, the first `carried` of them
-        started the day before; the others become findable by id."""
+        started the day before; the others become findable by id. What was cut to fit an item, if anything."""
         zone, channel_id, day = key
         expiry = self._expiry(day)
         ttl = {"ttl": expiry} if expiry else {}
-        rows = [telecast_row(telecast) for telecast in telecasts]
-        doc = pack(rows)
+        doc, cut = fitted_day([telecast_row(telecast) for telecast in telecasts])
         self._pending.append(
             {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": telecasts[0].alias, "doc": doc, **ttl}
         )
@@ -316,6 +353,7 @@ class DynamoGuideStore:
         if whole_batches:  # written as they fill, so that an import holds little in memory
             self._write(self._pending[:whole_batches])
             del self._pending[:whole_batches]
+        return cut
 
     def _expiry(self, day: date) -> int:
         if not self._retention:
@@ -324,13 +362,20 @@ class DynamoGuideStore:
 
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None:
         """Each channel as this import found it; the dates it scheduled are added to the channel's set in one
-        atomic update, so imports of other zones running at the same time lose nothing. Dates past retention
-        are taken out of the set."""
+        atomic update, so imports of other zones running at the same time lose nothing (the updates of up to 100
+        channels in one call). Dates past retention are taken out of the set."""
         fresh = {channel.channel_id: channel for channel in channels}
         expired = self._expired_dates(fresh) if self._retention else {}
-        for channel_id, channel in fresh.items():
-            added = {zone_date(zone, day) for day in dates.get(channel_id, set())}
-            self._merge(channel_key(channel_id), pack(channel_doc(ChannelRecord(channel))), "dates", added)
+        self._update_together(
+            self._merge(
+                channel_key(number),
+                pack(channel_doc(ChannelRecord(channel))),
+                "dates",
+                {zone_date(zone, day) for day in dates.get(number, set())},
+            )
+            for number, channel in fresh.items()
+        )
+        for channel_id in fresh:
             if expired.get(channel_id):
                 self._database.update(
                     self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
@@ -355,15 +400,40 @@ class DynamoGuideStore:
 
     def merge_shows(self, shows: Iterable[GuideShow]) -> None:
         """Each show as this import found it, its channels added to the show's set atomically."""
-        for show in shows:
+        self._update_together(
             self._merge({"pk": "SHOW", "sk": id_key(show.id)}, pack(show_doc(show)), "channels", show.channel_ids)
+            for show in shows
+        )
 
-    def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> None:
-        """The item's document replaced, and `added` added to its set atomically."""
+    def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> tuple[UpdateItem, int]:
+        """The update replacing the item's document and adding `added` to its set atomically, and its size."""
         update = Update().set("doc", doc)
         if added:
             update.add(set_name, added)
-        self._database.update(self._table, key, update)
+        return UpdateItem(self._table, key, update), len(doc) + sum(len(str(value)) for value in added)
+
+    def _update_together(self, updates: Iterable[tuple[UpdateItem, int]]) -> None:
+        """The updates in transactions of up to 100 and TRANSACTION_BYTES (a call for each instead of one per
+        item; every update stays an atomic ADD to its set). A transaction another writer conflicts with is
+        written update by update, so that two imports at once both go on."""
+        group: list[UpdateItem] = []
+        size = 0
+        for operation, length in updates:
+            full = len(group) == TRANSACTION_LIMIT or size + length > TRANSACTION_BYTES
+            if group and (full or any(other.key == operation.key for other in group)):  # one write an item
+                self._write_together(group)
+                group, size = [], 0
+            group.append(operation)
+            size += length
+        if group:
+            self._write_together(group)
+
+    def _write_together(self, group: list[UpdateItem]) -> None:
+        try:
+            self._database.write_together(group)
+        except TransactionCancelled:
+            for operation in group:
+                self._database.write(operation)
 
     def flush(self) -> None:
         self._write(self._pending)
@@ -376,6 +446,10 @@ class DynamoGuideStore:
     def import_result(self, key: str) -> dict[str, Any] | None:
         item = self._database.get(self._table, {"pk": "IMPORT", "sk": key})
         return unpack(item["doc"]) if item else None
+
+    def import_results(self) -> dict[str, dict[str, Any]]:
+        """Every report kept (a week of imports), by key: one Query."""
+        return {item["sk"]: unpack(item["doc"]) for item in self._database.query(self._table, "IMPORT")}
 
     def _write(self, items: list[Item]) -> None:
         """A later write of the same key replaces the earlier one (the kernel's batch keeps the last)."""

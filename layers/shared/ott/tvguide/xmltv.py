@@ -9,6 +9,7 @@ is expanded: an entity reference is left out of the text.
 """
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
@@ -27,6 +28,20 @@ LENGTH_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600}
 ITEM_TAGS = ("channel", "programme")
 # What may come before the root element: the XML declaration, a DOCTYPE, comments.
 MAX_PROLOGUE = 1 << 20
+# Bounds on what one element gives (docs/guide-data.md, "Bounds"): a longer text is cut, more children are left
+# out, and both are reported. They keep every item under DynamoDB's 400 KB and every reply under Lambda's 6 MB.
+MAX_ID = 256  # a channel's id, and so a programme's channel
+MAX_CHILDREN = 200  # children read of one channel or programme
+MAX_NESTED = 16  # children kept, while an element is read, under each child of a channel or programme
+MAX_LANG = 35  # a language tag (BCP 47 tags in use are far shorter)
+TEXT_LIMITS = {"display-name": 256, "title": 256, "desc": 1000, "category": 100, "value": 32}
+MAX_SERIES = 64  # a series id (`episode-num` of a SERIES_SYSTEMS system)
+# Episode-number systems whose value names a series: its telecasts are one show whatever their titles.
+SERIES_SYSTEMS = frozenset({"dd_progid"})
+MAX_URL = 1024  # an icon's src, an image's or a url's text: a longer address is left out
+# While an element is read, a complete child keeps at most this much of its text, tail and each attribute: enough
+# for every bound above to see that it was passed.
+KEEP_CHARACTERS = 4096
 
 
 class NotXmltv(ValueError):
@@ -42,6 +57,7 @@ class SkipReason(StrEnum):
     OVERLAP = "overlap"  # starts before the previous programme of its channel ends
     OPEN_END = "open_end"  # the channel's last programme, with neither stop nor length
     ID_COLLISION = "id_collision"  # its identifier is already another item's
+    TOO_LONG = "too_long"  # runs longer than a telecast may (MAX_TELECAST_DAYS of ott.tvguide.mapping)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +90,7 @@ class XmltvChannel:
     display_names: Texts = field(default_factory=list)
     icons: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    cut: Counter[str] | None = None  # what was cut or left out to keep the bounds, and how often
 
 
 @dataclass(slots=True)
@@ -89,6 +106,8 @@ class XmltvProgramme:
     images: list[XmltvImage] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
     length: int | None = None  # seconds, from <length>
+    series: str | None = None  # the series the source names (SERIES_SYSTEMS), as a show key
+    cut: Counter[str] | None = None  # what was cut or left out to keep the bounds, and how often
 
 
 XmltvItem = XmltvChannel | XmltvProgramme | Skipped
@@ -152,34 +171,65 @@ def _parse_any_time(text: str) -> datetime:
 class _GuardedSource:
     """The source as iterparse reads it, one chunk at a time. Before each chunk, what the reader has no use for is
     dropped: iterparse reads only once it has handed out every event, so every element but the last one on the
-    path the parser is inside of is complete, and channels and programmes are dropped as they end. A root that
-    has not started after MAX_PROLOGUE bytes is refused."""
+    path the parser is inside of is complete, and channels and programmes are dropped as they end. Inside the
+    channel or programme being read, children past the bounds are left out (counted in `left_out`) and complete
+    children cut to KEEP_CHARACTERS, so memory stays flat within one element too. A root that has not started
+    after MAX_PROLOGUE bytes is refused."""
 
     def __init__(self, source: BinaryIO) -> None:
         self._source = source
         self._consumed = 0
         self.root: Any = None  # the <tv> element, once it started
+        self.left_out = 0  # children of the channel or programme being read left out so far
 
     def read(self, size: int) -> bytes:
         if self.root is None:
             if self._consumed > MAX_PROLOGUE:
                 raise NotXmltv(f"no <tv> root element in the first {MAX_PROLOGUE} bytes")
         else:
-            _drop_foreign(self.root)
+            item = _drop_foreign(self.root)
+            if item is not None:
+                self.left_out += _bound(item)
         data = self._source.read(size)
         self._consumed += len(data)
         return data
 
 
-def _drop_foreign(element) -> None:
+def _drop_foreign(element) -> Any:
     """Along the path of last children, from <tv> down to a channel or programme (which keep what they hold
-    until they end): every child but the last is complete and of no use any more."""
+    until they end): every child but the last is complete and of no use any more. The channel or programme
+    being read, if any."""
     while (count := len(element)) > 0:
         if count > 1:
             del element[: count - 1]
         element = element[0]
         if element.tag in ITEM_TAGS:
-            return
+            return element
+    return None
+
+
+def _bound(element) -> int:
+    """Leaves out the complete children past MAX_CHILDREN of the item being read (MAX_NESTED below it, along the
+    child being read) and cuts the texts and attributes of the others; how many were left out."""
+    left_out, keep = 0, MAX_CHILDREN
+    while (count := len(element)) > 0:
+        if count - 1 > keep:
+            del element[keep : count - 1]
+            left_out += count - 1 - keep
+        for child in element[: len(element) - 1]:
+            _trim(child)
+        element, keep = element[-1], MAX_NESTED
+    return left_out
+
+
+def _trim(element) -> None:
+    if element.text and len(element.text) > KEEP_CHARACTERS:
+        element.text = element.text[:KEEP_CHARACTERS]
+    if element.tail and len(element.tail) > KEEP_CHARACTERS:
+        element.tail = element.tail[:KEEP_CHARACTERS]
+    for name, value in element.attrib.items():
+        if len(value) > KEEP_CHARACTERS:
+            element.set(name, value[:KEEP_CHARACTERS])
 
 
 def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
@@ -211,7 +261,11 @@ def read_xmltv(source: BinaryIO) -> Iterator[XmltvItem]:
                 elif tag != "tv" and element.getparent() is not root:
                     raise NotXmltv(f"line {element.sourceline}: <{tag}> outside the <tv> root")
             elif tag != "tv":  # a <tv> inside <tv> is foreign, and dropped as such
-                yield _programme(element) if tag == "programme" else _channel(element)
+                item = _programme(element) if tag == "programme" else _channel(element)
+                if guarded.left_out and not isinstance(item, Skipped):
+                    _cut(item, f"children over {MAX_CHILDREN}", guarded.left_out)
+                guarded.left_out = 0
+                yield item
                 element.clear()
                 while element.getprevious() is not None:  # what is read is dropped: memory stays flat
                     del root[0]
@@ -229,20 +283,65 @@ def _text(element) -> str:
     return text.strip() if text else ""
 
 
+def _children(element, item: "XmltvChannel | XmltvProgramme") -> Any:
+    """The element's children within MAX_CHILDREN; those past it are counted as cut."""
+    count = len(element)
+    if count <= MAX_CHILDREN:
+        return element
+    _cut(item, f"children over {MAX_CHILDREN}", count - MAX_CHILDREN)
+    return element[:MAX_CHILDREN]
+
+
+def _cut(item: "XmltvChannel | XmltvProgramme", what: str, times: int = 1) -> None:
+    if item.cut is None:
+        item.cut = Counter()
+    item.cut[what] += times
+
+
+def _bounded_text(item: "XmltvChannel | XmltvProgramme", tag: str, text: str) -> str:
+    limit = TEXT_LIMITS[tag]
+    if len(text) <= limit:
+        return text
+    _cut(item, f"{tag} over {limit} characters")
+    return text[:limit]
+
+
+def _address(item: "XmltvChannel | XmltvProgramme", tag: str, text: str) -> str | None:
+    if len(text) <= MAX_URL:
+        return text
+    _cut(item, f"{tag} address over {MAX_URL} characters left out")
+    return None
+
+
+def _lang(item: "XmltvChannel | XmltvProgramme", child) -> str | None:
+    lang = child.get("lang")
+    if lang is None or len(lang) <= MAX_LANG:
+        return lang
+    _cut(item, f"lang over {MAX_LANG} characters")
+    return lang[:MAX_LANG]
+
+
+def _texts(item: "XmltvChannel | XmltvProgramme", texts: Texts, child, tag: str) -> None:
+    if text := _text(child):
+        texts.append((_lang(item, child), _bounded_text(item, tag, text)))
+
+
 def _channel(element) -> XmltvChannel | Skipped:
     alias = (element.get("id") or "").strip()
     if not alias:
         return Skipped(SkipReason.INVALID_CHANNEL, element.sourceline, detail="no id")
+    if len(alias) > MAX_ID:
+        detail = f"an id of {len(alias)} characters (at most {MAX_ID})"
+        return Skipped(SkipReason.INVALID_CHANNEL, element.sourceline, alias[:MAX_ID], detail=detail)
     channel = XmltvChannel(id=alias, line=element.sourceline)
-    for child in element:
+    for child in _children(element, channel):
         tag = child.tag
         if tag == "display-name":
-            if text := _text(child):
-                channel.display_names.append((child.get("lang"), text))
+            _texts(channel, channel.display_names, child, tag)
         elif tag == "icon":
-            if src := (child.get("src") or "").strip():
+            if (src := (child.get("src") or "").strip()) and _address(channel, tag, src):
                 channel.icons.append(src)
-        elif tag == "url" and (text := _text(child)):
+        elif tag == "url" and (text := _text(child)) and _address(channel, tag, text):
             channel.urls.append(text)
     return channel
 
@@ -255,37 +354,46 @@ def _programme(element) -> XmltvProgramme | Skipped:
         start = parse_time(start_text)
         stop = parse_time(stop_text) if stop_text is not None else None
     except ValueError as error:
-        return Skipped(SkipReason.INVALID_TIME, element.sourceline, channel, start_text, str(error))
+        return Skipped(SkipReason.INVALID_TIME, element.sourceline, (channel or "")[:MAX_ID], start_text, str(error))
     programme = XmltvProgramme(channel or "", start, stop, element.sourceline)  # by position: cheaper than keywords
     titles, descriptions, categories = programme.titles, programme.descriptions, programme.categories
-    for child in element:  # one pass over the children: this loop is most of the import's work
+    for child in _children(element, programme):  # one pass over the children: this loop is most of the import's work
         tag = child.tag
         if tag == "title":
-            if text := _text(child):
-                titles.append((child.get("lang"), text))
+            _texts(programme, titles, child, tag)
         elif tag == "desc":
-            if text := _text(child):
-                descriptions.append((child.get("lang"), text))
+            _texts(programme, descriptions, child, tag)
         elif tag == "category":
-            if text := _text(child):
-                categories.append((child.get("lang"), text))
+            _texts(programme, categories, child, tag)
         elif tag == "icon":
-            if src := (child.get("src") or "").strip():
+            if (src := (child.get("src") or "").strip()) and _address(programme, tag, src):
                 width, height = _dimension(child.get("width")), _dimension(child.get("height"))
                 programme.images.append(XmltvImage(src, "icon", width, height))
         elif tag == "image":
-            if text := _text(child):
+            if (text := _text(child)) and _address(programme, tag, text):
                 programme.images.append(XmltvImage(text, child.get("type")))
         elif tag == "url":
-            if text := _text(child):
+            if (text := _text(child)) and _address(programme, tag, text):
                 programme.urls.append(text)
         elif tag == "rating":
             value = child.find("value")
             if value is not None and (text := _text(value)):
-                programme.ratings.append((child.get("system"), text))
+                programme.ratings.append((child.get("system"), _bounded_text(programme, "value", text)))
         elif tag == "length":
             programme.length = _length(child)
+        elif tag == "episode-num" and child.get("system") in SERIES_SYSTEMS:
+            programme.series = _series(programme, child)
     return programme
+
+
+def _series(programme: XmltvProgramme, element) -> str | None:
+    """`dd_progid:EP01234567` of `<episode-num system="dd_progid">EP01234567.0012</episode-num>` (Schedules
+    Direct: a series id, a dot, an episode number); None when empty or over MAX_SERIES characters."""
+    series = _text(element).split(".", 1)[0]
+    if len(series) > MAX_SERIES:
+        _cut(programme, f"a series id over {MAX_SERIES} characters left out")
+        return None
+    return f"{element.get('system')}:{series}" if series else None
 
 
 def _dimension(text: str | None) -> int | None:

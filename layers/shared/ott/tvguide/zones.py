@@ -19,6 +19,10 @@ from ott.wire import UInt32, WireModel
 # The zone of clients whose version targets no region, and of everyone no other zone claims.
 WORLD = "World/Anywhere"
 Label = Annotated[str, Field(min_length=1, max_length=64)]
+# A zone's name, in the configuration, in inbox keys and in commands: IANA-like segments of ASCII letters, digits,
+# `_`, `+` and `-`, joined by `/`; 1 to 64 characters (no dot, so no `..`; no space, control or NUL).
+ZONE_NAME = r"^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$"
+ZoneName = Annotated[str, Field(min_length=1, max_length=64, pattern=ZONE_NAME)]
 
 
 @lru_cache(maxsize=256)
@@ -41,7 +45,7 @@ def is_time_zone(name: str) -> bool:
 class Zone(WireModel):
     """A programme zone of the guide configuration: one version of every channel's schedule."""
 
-    name: Label
+    name: ZoneName
     geo: list[Label] = []  # the labels a client may send to choose this zone
     timezone: Label = "UTC"  # IANA name; dates and offsets of the zone's replies follow it
     territories: list[UInt32] = []  # registry territories (and those below them) this zone serves
@@ -57,10 +61,14 @@ class Zone(WireModel):
         return time_zone(self.timezone)
 
 
-def new_zone(name: str) -> Zone:
-    """The zone an import creates for a name not configured yet: labelled with its name, in that time zone
-    when the name is an IANA one (`Europe/Moscow`), otherwise in UTC."""
-    return Zone(name=name, geo=[name], timezone=name if is_time_zone(name) else "UTC")
+def new_zone(
+    name: str, geo: list[str] | None = None, timezone: str | None = None, territories: list[int] | None = None
+) -> Zone:
+    """A zone created on purpose (`ops.guide_zones create`, `ops.guide_import --create-zone`): labelled with its
+    name unless labels are given, in the time zone given, else in that of its name when it is an IANA one
+    (`Europe/Moscow`), else UTC. Raises ValueError (pydantic's) for a name, label or time zone out of bounds."""
+    chosen = timezone or (name if is_time_zone(name) else "UTC")
+    return Zone(name=name, geo=geo or [name], timezone=chosen, territories=territories or [])
 
 
 def merge_labels(*parameters: str | None) -> frozenset[str] | None:

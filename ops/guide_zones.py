@@ -1,0 +1,76 @@
+"""The programme guide's zones and imports (docs/guide-data.md, "Zones"): list the zones with their labels, time
+zone, channel count and last import; create a zone; list the imports of the last week with their reports; print
+one import's report (its progress while it runs), for an import `ops.guide_import` stopped waiting for.
+
+    python -m ops.guide_zones list (--stack STACK | --local | --table NAME)
+    python -m ops.guide_zones create ZONE [--geo LABEL,...] [--timezone IANA] [--territory ID ...] (--stack … )
+    python -m ops.guide_zones history [--zone ZONE] (--stack … )
+    python -m ops.guide_zones report KEY (--stack … )
+"""
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+
+from ops.target import add_target, database, output
+from ott.errors import InvalidInput
+from ott.tvguide.operations import create_zone, import_history, zones_overview
+from ott.tvguide.store import DynamoGuideStore
+
+
+def when(epoch: int | None) -> str:
+    return f"{datetime.fromtimestamp(epoch, UTC):%Y-%m-%d %H:%M:%SZ}" if epoch else "-"
+
+
+def summary(report: dict) -> str:
+    counts = f"{report.get('channels', 0)} channels, {report.get('telecasts', 0)} telecasts"
+    detail = report.get("error") or counts
+    return f"{when(report.get('started'))} {report['status']} {report['key']}: {detail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_target(commands.add_parser("list", help="the zones"))
+    create = commands.add_parser("create", help="create a zone")
+    create.add_argument("zone")
+    create.add_argument("--geo", help="labels, comma-separated (default: the zone's name)")
+    create.add_argument("--timezone", help="IANA time zone (default: the zone's name when IANA, else UTC)")
+    create.add_argument("--territory", type=int, action="append", help="a registry territory the zone serves")
+    add_target(create)
+    history = commands.add_parser("history", help="the imports of the last week, the newest first")
+    history.add_argument("--zone")
+    add_target(history)
+    report = commands.add_parser("report", help="one import's report")
+    report.add_argument("key")
+    add_target(report)
+    args = parser.parse_args(argv)
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
+    if args.command == "list":
+        for overview in zones_overview(store):
+            last = summary(overview.last_import) if overview.last_import else "no import this week"
+            labels = ", ".join(overview.geo)
+            print(f"{overview.name}: labels {labels}; {overview.timezone}; {overview.channels} channels; {last}")
+    elif args.command == "create":
+        geo = [label.strip() for label in args.geo.split(",")] if args.geo else None
+        try:
+            zone = create_zone(store, args.zone, geo, args.timezone, args.territory)
+        except InvalidInput as error:
+            print(f"not created: {error}", file=sys.stderr)
+            return 2
+        print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
+    elif args.command == "history":
+        for entry in import_history(store, args.zone):
+            print(summary(entry))
+    else:
+        found = store.import_result(args.key)
+        if found is None:
+            print(f"no report {args.key!r} (reports are kept a week)", file=sys.stderr)
+            return 1
+        print(json.dumps(found, ensure_ascii=False, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
