@@ -32,6 +32,9 @@ STAFF_READS = (
     "channels_staff_diff",
     "nichecontent_staff_queue",
     "nichecontent_staff_item",
+    "tvguide_staff_zones",
+    "tvguide_staff_imports",
+    "tvguide_staff_report",
 )
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 REDIRECT = "http://127.0.0.1:8765/callback"
