@@ -34,6 +34,9 @@ STAFF_READS = (
     "channels_staff_diff",
     "nichecontent_staff_queue",
     "nichecontent_staff_item",
+    "tvguide_staff_zones",
+    "tvguide_staff_imports",
+    "tvguide_staff_report",
 )
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start

@@ -11,8 +11,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 import yaml
 
+from ott.clock import epoch_seconds
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.importer import import_guide
+from ott.tvguide.importer import import_guide, report_document
 from ott.tvguide.store import GuideStore
 from ott.tvguide.zones import Zone, day_span
 
@@ -67,14 +68,20 @@ def demo_xmltv(schedule: list[dict[str, Any]], zone: Zone, today: date) -> bytes
     return "\n".join(lines).encode("utf-8")
 
 
-def seed_guide(store: GuideStore, today: date) -> None:
+def seed_guide(store: GuideStore, today: date, now: datetime) -> None:
+    """The configuration, then each zone's guide imported and its report kept under the key an upload would
+    have (`<zone>/demo.xml`), as the import function keeps it: the console shows the demo zones' last import."""
     document = demo_document()
     config = GuideConfig.model_validate(document["configuration"])
     _, version = store.configuration()
     store.save_configuration(config, version)
     for zone in config.zones:
         data = demo_xmltv(document["schedule"], zone, today)
-        import_guide(store, partial(io.BytesIO, data), zone.name)
+        report = import_guide(store, partial(io.BytesIO, data), zone.name)
+        moment = epoch_seconds(now)
+        store.save_import(
+            f"{zone.name}/demo.xml", {**report_document(report, zone.name), "started": moment, "finished": moment}
+        )
 
 
 def next_telecast(store: GuideStore, zone: str, channel_id: int, title: str, now: datetime) -> int | None:

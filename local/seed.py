@@ -72,7 +72,8 @@ def seed_service(template: Template, dynamodb: Any, service: str, services: Coll
     elif service == "nichecontent":
         seed_niche_content(DynamoNicheStore(database, template.physical_name("NicheContentTable")), datetime.now(UTC))
     elif service == "tvguide":
-        seed_guide(guide, datetime.now(UTC).date())
+        now = datetime.now(UTC)
+        seed_guide(guide, now.date(), now)
     elif service == "launcher":
         block = demo_document("launcher.yaml")
         if "tvguide" in services:

@@ -193,6 +193,29 @@ def test_an_encoding_operator_retries_a_failed_item_and_encoders_are_given_it(co
     assert after["total"] == listed["total"] + 1
 
 
+def test_a_guide_editor_sees_the_demo_zones_opens_a_report_and_creates_a_zone(console):
+    tab = console()
+    tab.sign_in("guide-editor@example.com", "guide-editor-password")
+    page = tab.page
+    moscow = page.locator("tr[data-zone='Europe/Moscow']")
+    moscow.get_by_text("imported:").wait_for()  # its last import, from the demo guide
+    moscow.get_by_role("button", name="Imports of Europe/Moscow").click()
+    page.get_by_role("button", name="Report of Europe/Moscow/demo.xml").click()
+    page.get_by_role("heading", name="Report of Europe/Moscow/demo.xml").wait_for()
+    tab.check_accessibility("guide")
+
+    page.get_by_label("Zone name", exact=True).fill("Europe/Minsk")
+    page.get_by_role("button", name="Create the zone").click()
+    page.get_by_text("Zone Europe/Minsk created (time zone Europe/Minsk).").wait_for()
+    page.locator("tr[data-zone='Europe/Minsk']").get_by_text("none this week").wait_for()
+    page.get_by_label("Zone name", exact=True).fill("Europe/Minsk")
+    page.get_by_role("button", name="Create the zone").click()
+    page.get_by_role("alert").get_by_text("zone 'Europe/Minsk' exists").wait_for()
+    page.goto(f"{tab.url}/console/#/guide/audit")
+    page.get_by_role("cell", name="create_zone zone Europe/Minsk").wait_for()
+    tab.check_accessibility("guide-audit")
+
+
 def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixes(console):
     tab = console()
     tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
@@ -224,3 +247,13 @@ def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):
         assert refused.status_code == 403
         assert 'error="insufficient_scope", scope="channels_engineering"' in refused.headers["WWW-Authenticate"]
         assert refused.headers["Cache-Control"] == "no-store"
+    for method, path in (("GET", "zones.json"), ("GET", "imports.json"), ("POST", "create-zone.json")):
+        refused = requests.request(
+            method,
+            f"{console_stack.url}/staff/guide/{path}",
+            headers={"Authorization": tab.bearer},
+            json={"name": "Europe/Riga"},
+            timeout=30,
+        )
+        assert refused.status_code == 403
+        assert 'error="insufficient_scope", scope="guide_editing"' in refused.headers["WWW-Authenticate"]

@@ -28,6 +28,7 @@ REGISTRY_LIST = (
     {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
 )
 # What a function that records staff changes is given: the audit trail and how long it keeps an entry.
+GUIDE_TABLE = {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"}  # the guide's staff
 AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionDays"}
 # Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
 # parameter it names), and what its policies allow, by resource: as they were before the template moved to
@@ -169,6 +170,14 @@ FUNCTIONS = {
         },
     ),
     "GuideScheduleFunction": (["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"], *GUIDE_READER),
+    "GuideStaffCreateZoneFunction": (
+        ["POST /staff/guide/create-zone.json"],
+        {**GUIDE_TABLE, **AUDITED},
+        {"GuideTable": "dynamodb:GetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
+    ),
+    "GuideStaffImportsFunction": (["GET /staff/guide/imports.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
+    "GuideStaffReportFunction": (["GET /staff/guide/report.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:GetItem"}),
+    "GuideStaffZonesFunction": (["GET /staff/guide/zones.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
     "GuideTelecastInfoFunction": (
         ["GET /tvguide/2/telecastInfo.json", "GET /tvguide/2/telecastInfo.xml"],
         *GUIDE_READER,

@@ -4,6 +4,7 @@ import { html, render, useEffect, useState } from "./vendor/htm-preact.js";
 import { api, completeSignIn, signIn, signOut } from "./auth.js";
 import { AuditPage } from "./views/audit.js";
 import { ChannelsPage } from "./views/channels.js";
+import { GuidePage } from "./views/guide.js";
 import { LauncherPage } from "./views/launcher.js";
 import { NichePage } from "./views/niche.js";
 import { RegistryPage } from "./views/registry.js";
@@ -11,7 +12,7 @@ import { RegistryPage } from "./views/registry.js";
 // The pages of each area, in the console's order; an area without one shows only its audit trail.
 const AREAS = {
   launcher: { title: "Launcher moderation", page: LauncherPage },
-  guide: { title: "Programme guide" },
+  guide: { title: "Programme guide", page: GuidePage },
   channels: { title: "Channel configuration", page: ChannelsPage },
   niche_content: { title: "Niche content", page: NichePage },
   registry: { title: "Registry", page: RegistryPage },
