@@ -6,13 +6,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from ott.audit import entry
 from ott.auth.records import Client
 from ott.auth.store import auth_records
+from ott.callers import Operator
 from ott.config import reset_settings
 from ott.launcher.records import Current
 from ott.recordstore import changed, created
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore, publish_spacing
+from ott.staff import Area
 from ott.storage.cache import hot_items
 from tests.databases import memory_database, table
 from tests.stores import launcher_store, loaded_registry, name, registry_store
@@ -20,6 +23,8 @@ from tests.unit.conftest import CATALOG
 from tests.unit.launcher_data import NOW, compiled
 
 BOUND = 5
+
+BLOCK_LOADED = entry(Area.LAUNCHER, "load", "block", Operator("olga"), NOW)
 
 
 @pytest.fixture(autouse=True)
@@ -47,11 +52,11 @@ def test_a_cached_block_and_pointer_are_never_older_than_the_bound(database, clo
     clock.now = int(NOW.timestamp())
     loaded_registry(database, compile_catalog(parse_catalog(CATALOG)))
     store = launcher_store(database, with_registry=True)
-    store.replace_block(Current(compiled(), {}, NOW, 0))
+    store.replace_block(Current(compiled(), {}, NOW, 0), BLOCK_LOADED)
     database.calls.clear()
     assert store.current_and_registry()[0].version == 1
     assert database.calls == {"BatchGetItem": 1}  # both items in one call, as without the cache
-    store.replace_block(Current(compiled(), {}, NOW, 1))
+    store.replace_block(Current(compiled(), {}, NOW, 1), BLOCK_LOADED)
     database.calls.clear()
     clock.advance(BOUND - 1)
     assert store.current_and_registry()[0].version == 1  # the cached block: BOUND - 1 seconds old
@@ -65,7 +70,7 @@ def test_an_absent_item_is_cached_as_absent_and_a_cache_answers_only_for_its_dat
     block = table("LauncherTable"), {"pk": "BLOCK", "sk": "current"}
     assert hot_items.read(database, [block]) == [None]
     other = memory_database(clock)
-    launcher_store(other).replace_block(Current(compiled(), {}, NOW, 0))
+    launcher_store(other).replace_block(Current(compiled(), {}, NOW, 0), BLOCK_LOADED)
     assert hot_items.read(other, [block])[0]["v"] == 1  # another database's items: not the cache's
 
 

@@ -327,10 +327,12 @@ def test_a_click_while_a_load_retires_its_poster_moves_with_the_counter(launcher
         return found
 
     monkeypatch.setattr(DynamoLauncherStore, "_counters", read_then_click)
-    launcher.replace_block(Current(compiled({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), {}, NOW, 1))
+    launcher.replace_block(
+        Current(compiled({"posters": [{"id": 1, "type": "MIX", "title": "Микс"}]}), {}, NOW, 1), BLOCK_LOADED
+    )
     monkeypatch.undo()
     assert 3 not in launcher.all_readings()
-    launcher.replace_block(Current(compiled(), {}, NOW, 2))
+    launcher.replace_block(Current(compiled(), {}, NOW, 2), BLOCK_LOADED)
     assert launcher.all_readings()[3].total == 2  # the counter moved as the click left it
 
 
