@@ -149,6 +149,7 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
         "u": telecast.url,
         "m": _images_out(telecast.images),
         "h": telecast.show_id,
+        "k": telecast.kept,
     }
     row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
     return row
@@ -160,6 +161,10 @@ def fitted_day(rows: list[dict[str, Any]]) -> tuple[bytes, str | None]:
     doc = pack(rows)
     if len(doc) <= DAY_ITEM_BYTES:
         return doc, None
+    without_kept = [{name: value for name, value in row.items() if name != "k"} for row in rows]
+    doc = pack(without_kept)
+    if len(doc) <= DAY_ITEM_BYTES:
+        return doc, "a channel-day's children kept for the export left out to fit an item"
     lean = [
         {**{name: row[name] for name in LEAN_FIELDS if name in row}, "t": dict(list(row["t"].items())[:1])}
         for row in rows
@@ -188,6 +193,7 @@ def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> 
         images=_images_in(row.get("m", [])),
         show_id=row.get("h"),
         category_langs=row.get("l", []),
+        kept=row.get("k", []),
     )
 
 
