@@ -24,45 +24,14 @@ from ott.tvguide.service import (
     zone_channels,
 )
 from ott.tvguide.store import ChannelRecord, GuideStore
+from ott.tvguide.xmltv import PROGRAMME_CHILDREN
 from ott.tvguide.zones import Zone
 
 DOCTYPE = '<!DOCTYPE tv SYSTEM "xmltv.dtd">'
 # Lambda answers API Gateway with at most 6 MB.
 EXPORT_LIMIT_BYTES = 5_000_000
 IMAGE_TYPES = {Profile.MAIN: "poster", Profile.IMAGE2: "backdrop", Profile.PREVIEW: "still"}
-# A programme's children in the order xmltv.dtd gives them.
-PROGRAMME_ORDER = {
-    tag: position
-    for position, tag in enumerate(
-        [
-            "title",
-            "sub-title",
-            "desc",
-            "credits",
-            "date",
-            "category",
-            "keyword",
-            "language",
-            "orig-language",
-            "length",
-            "icon",
-            "url",
-            "country",
-            "episode-num",
-            "video",
-            "audio",
-            "previously-shown",
-            "premiere",
-            "last-chance",
-            "new",
-            "subtitles",
-            "rating",
-            "star-rating",
-            "review",
-            "image",
-        ]
-    )
-}
+PROGRAMME_ORDER = {tag: position for position, tag in enumerate(PROGRAMME_CHILDREN)}
 
 
 def xmltv_time(telecast_time, zone: Zone) -> str:

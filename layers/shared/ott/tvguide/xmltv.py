@@ -39,36 +39,38 @@ TEXT_LIMITS = {"display-name": 256, "title": 256, "desc": 1000, "category": 100,
 MAX_SERIES = 64  # a series id (`episode-num` of a SERIES_SYSTEMS system)
 # Episode-number systems whose value names a series: its telecasts are one show whatever their titles.
 SERIES_SYSTEMS = frozenset({"dd_progid"})
-# The children of a programme (xmltv.dtd) the guide keeps as given, only to export them again: all but its titles
+# The children of a programme, in the order xmltv.dtd gives them.
+PROGRAMME_CHILDREN = (
+    "title",
+    "sub-title",
+    "desc",
+    "credits",
+    "date",
+    "category",
+    "keyword",
+    "language",
+    "orig-language",
+    "length",
+    "icon",
+    "url",
+    "country",
+    "episode-num",
+    "video",
+    "audio",
+    "previously-shown",
+    "premiere",
+    "last-chance",
+    "new",
+    "subtitles",
+    "rating",
+    "star-rating",
+    "review",
+    "image",
+)
+# The children of a programme the guide keeps as given, only to export them again: all but its titles
 # and descriptions (kept with their languages by the API's fields), for what the API has no field for, and the
 # systems, languages and attributes its fields drop (a category's lang, a url's or rating's system, an image's size).
-KEPT_AS_GIVEN = frozenset(
-    {
-        "sub-title",
-        "credits",
-        "date",
-        "category",
-        "keyword",
-        "language",
-        "orig-language",
-        "length",
-        "icon",
-        "url",
-        "country",
-        "episode-num",
-        "video",
-        "audio",
-        "previously-shown",
-        "premiere",
-        "last-chance",
-        "new",
-        "subtitles",
-        "rating",
-        "star-rating",
-        "review",
-        "image",
-    }
-)
+KEPT_AS_GIVEN = frozenset(PROGRAMME_CHILDREN) - {"title", "desc"}
 MAX_KEPT = 4000  # characters of a programme's children kept as given (their compact JSON); those past it left out
 MAX_URL = 1024  # an icon's src, an image's or a url's text: a longer address is left out
 # While an element is read, a complete child keeps at most this much of its text, tail and each attribute: enough
