@@ -1,9 +1,11 @@
 """The programme guide's zones and imports (docs/guide-data.md, "Zones"): list the zones with their labels, time
 zone, channel count and last import; create a zone; list the imports of the last week with their reports; print
-one import's report (its progress while it runs), for an import `ops.guide_import` stopped waiting for.
+one import's report (its progress while it runs), for an import `ops.guide_import` stopped waiting for; delete a
+zone and what only it holds (refused while an import into it runs).
 
     python -m ops.guide_zones list (--stack STACK | --local | --table NAME)
     python -m ops.guide_zones create ZONE [--geo LABEL,...] [--timezone IANA] [--territory ID ...] (--stack … )
+    python -m ops.guide_zones delete ZONE (--stack … )
     python -m ops.guide_zones history [--zone ZONE] (--stack … )
     python -m ops.guide_zones report KEY (--stack … )
 """
@@ -11,11 +13,12 @@ one import's report (its progress while it runs), for an import `ops.guide_impor
 import argparse
 import json
 import sys
+import time
 from datetime import UTC, datetime
 
 from ops.target import add_target, database, output
-from ott.errors import InvalidInput
-from ott.tvguide.operations import create_zone, import_history, zones_overview
+from ott.errors import DomainError, InvalidInput
+from ott.tvguide.operations import create_zone, delete_zone, import_history, zones_overview
 from ott.tvguide.store import DynamoGuideStore
 
 
@@ -39,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     create.add_argument("--timezone", help="IANA time zone (default: the zone's name when IANA, else UTC)")
     create.add_argument("--territory", type=int, action="append", help="a registry territory the zone serves")
     add_target(create)
+    delete = commands.add_parser("delete", help="delete a zone and what only it holds")
+    delete.add_argument("zone")
+    add_target(delete)
     history = commands.add_parser("history", help="the imports of the last week, the newest first")
     history.add_argument("--zone")
     add_target(history)
@@ -60,6 +66,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"not created: {error}", file=sys.stderr)
             return 2
         print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
+    elif args.command == "delete":
+        try:
+            deleted = delete_zone(store, args.zone, int(time.time()))
+        except DomainError as error:
+            print(f"not deleted: {error}", file=sys.stderr)
+            return 1 if error.status == 404 else 2
+        print(
+            f"deleted zone {deleted.name!r}: {deleted.channel_days} channel-days, {deleted.channels} channels "
+            f"and {deleted.shows} shows no other zone holds; its import reports stay"
+        )
     elif args.command == "history":
         for entry in import_history(store, args.zone):
             print(summary(entry))

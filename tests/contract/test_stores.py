@@ -420,3 +420,22 @@ def test_an_import_report_is_kept_for_a_week(database, clock):
     assert store.import_result("zone/file.xml") == {"telecasts": 3}
     clock.advance(7 * 86400)
     assert store.import_result("zone/file.xml") is None
+
+
+def test_dropping_a_zone_deletes_its_days_places_and_what_no_other_zone_holds(database):
+    store = guide_store(database)
+    store.put_day((ZONE.name, 1, DAY), [telecast(10, 0), telecast(11, 1)])
+    store.put_day((ZONE.name, 1, DAY + timedelta(days=1)), [telecast(11, 1), telecast(12, 2)], carried=1)
+    store.put_day(("Other/Zone", 2, DAY), [telecast(20, 0)])
+    store.flush()
+    only_here = GuideChannel(alias="b.tv", channel_id=3, titles={}, names=[], logo_url=None, promo_url=None)
+    store.merge_channels(ZONE.name, [channel({"ru": "А"}), only_here], {1: {DAY}, 3: {DAY}})
+    store.merge_channels("Other/Zone", [channel({"ru": "А"})], {1: {DAY}})
+    store.merge_shows([GuideShow(7, "seven", {"ru": "Шоу"}, {1, 3}), GuideShow(8, "eight", {"ru": "Ещё"}, {3})])
+    dropped = store.drop_zone(ZONE.name)
+    assert (dropped.channel_days, dropped.channels) == (2, {3})
+    assert store.days([(ZONE.name, 1, DAY), (ZONE.name, 1, DAY + timedelta(days=1))]) == {}
+    assert store.telecast_places([10, 11, 12, 20]) == {20: ("Other/Zone", 2, DAY)}
+    assert {number: record.dates for number, record in store.catalogue().channels.items()} == {1: {"Other/Zone": [DAY]}}
+    assert store.drop_show_channels(dropped.channels) == 1
+    assert {number: show.channel_ids for number, show in store.shows([7, 8]).items()} == {7: {1}}

@@ -187,3 +187,18 @@ def test_zones_and_shows_add_up_across_imports(aws):
     assert telecast.show_id != other.show_id  # "a 2024120110" and "b 2024120210" are different titles
     items = {i["sk"]["S"]: i for i in all_items() if i["pk"]["S"] == "CHANNEL"}
     assert set(items[f"{a:010d}"]["dates"]["SS"]) == {"UTC\x1f2024-12-01", "Europe/Moscow\x1f2024-12-02"}
+
+
+def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
+    from ops import guide_zones
+
+    zones("Europe/Moscow")
+    key = "Europe/Moscow/msk.xml"
+    assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
+    table = ["--table", TEMPLATE.physical_name("GuideTable")]
+    assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 0
+    assert "deleted zone 'Europe/Moscow'" in capsys.readouterr().out
+    assert set(snapshot()) == {("CHANNEL", "#config")}  # days, places, channels and shows gone; the report stays
+    assert guide_store().import_result(key)["status"] == "imported"
+    assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 1
+    assert "no zone 'Europe/Moscow'" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """Zones named on purpose and imports operators can follow (issue 18, "Zones are named on purpose"): an upload into
 a zone that does not exist is refused, an import reports its progress while it runs, the zones are listed with
-their channels and last import, and the history of imports is kept with every report."""
+their channels and last import, the history of imports is kept with every report, and a zone is deleted with what
+only it holds."""
 
 import io
 import json
@@ -12,7 +13,14 @@ import pytest
 from ott.tvguide import importer
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.inbox import import_uploads
-from ott.tvguide.operations import import_history, zones_overview
+from ott.tvguide.operations import (
+    IMPORT_SECONDS,
+    ZoneBusy,
+    ZoneNotFound,
+    delete_zone,
+    import_history,
+    zones_overview,
+)
 from ott.tvguide.store import DynamoGuideStore
 from ott.tvguide.zones import Zone
 from tests.databases import memory_database
@@ -20,6 +28,7 @@ from tests.stores import guide_store
 
 ZONES = [Zone(name="World/Anywhere", geo=["World/Anywhere"]), Zone(name="Europe/Berlin", timezone="Europe/Berlin")]
 START = datetime(2024, 12, 1, 10, tzinfo=UTC)
+NOW = int(START.timestamp())
 
 
 class Inbox:
@@ -125,3 +134,49 @@ def test_the_history_of_imports_keeps_every_report_the_newest_first(store):
         "Europe/Berlin/broken.xml",
         "Europe/Berlin/first.xml",
     ]
+
+
+def test_deleting_a_zone_removes_what_only_it_holds_and_keeps_the_rest(store):
+    clock = Clock()
+    uploads = {"Europe/Berlin/berlin.xml": guide(["a", "b"]), "World/Anywhere/world.xml": guide(["a"])}
+    for key in uploads:
+        import_uploads(store, Inbox(uploads), notification(key), clock)
+    before = store.catalogue().channels
+    berlin_days = {number: record.dates["Europe/Berlin"] for number, record in before.items()}
+    deleted = delete_zone(store, "Europe/Berlin", NOW)
+    assert (deleted.channel_days, deleted.channels, deleted.shows) == (2, 1, 0)  # "b"; show "t" stays on "a"
+    assert store.configuration()[0].zone("Europe/Berlin") is None
+    after = store.catalogue().channels
+    assert [record.channel.alias for record in after.values()] == ["a"]
+    assert next(iter(after.values())).dates.keys() == {"World/Anywhere"}
+    assert store.days([("Europe/Berlin", number, days[0]) for number, days in berlin_days.items()]) == {}
+    assert [entry["key"] for entry in import_history(store)] == list(reversed(uploads))  # the reports stay
+    assert zones_overview(store)[0].channels == 1
+
+
+def test_a_zone_is_not_deleted_while_an_import_into_it_runs(store):
+    store.save_import("Europe/Berlin/big.xml", {"status": "running", "zone": "Europe/Berlin", "started": NOW - 60})
+    with pytest.raises(ZoneBusy, match=r"Europe/Berlin/big\.xml"):
+        delete_zone(store, "Europe/Berlin", NOW)
+    assert store.configuration()[0].zone("Europe/Berlin") is not None
+    # An import still `running` after the import function's timeout died: it holds the zone no longer.
+    assert delete_zone(store, "Europe/Berlin", NOW + IMPORT_SECONDS).name == "Europe/Berlin"
+
+
+def test_the_zone_of_everyone_else_and_unknown_zones_are_not_deleted(store):
+    with pytest.raises(ZoneBusy, match="World/Anywhere"):
+        delete_zone(store, "World/Anywhere", NOW)
+    with pytest.raises(ZoneNotFound):
+        delete_zone(store, "Europe/Moscow", NOW)
+    assert [zone.name for zone in store.configuration()[0].zones] == ["World/Anywhere", "Europe/Berlin"]
+
+
+def test_what_an_import_wrote_into_a_zone_deleted_meanwhile_is_cleaned_up_by_deleting_again(store):
+    key = "Europe/Berlin/late.xml"
+    import_uploads(store, Inbox({key: guide(["a"])}), notification(key), Clock())
+    config, version = store.configuration()
+    store.save_configuration(config.model_copy(update={"zones": config.zones[:1]}), version)
+    assert delete_zone(store, "Europe/Berlin", NOW).channels == 1
+    assert store.catalogue().channels == {}
+    with pytest.raises(ZoneNotFound):
+        delete_zone(store, "Europe/Berlin", NOW)

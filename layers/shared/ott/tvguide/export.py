@@ -24,12 +24,14 @@ from ott.tvguide.service import (
     zone_channels,
 )
 from ott.tvguide.store import ChannelRecord, GuideStore
+from ott.tvguide.xmltv import PROGRAMME_CHILDREN
 from ott.tvguide.zones import Zone
 
 DOCTYPE = '<!DOCTYPE tv SYSTEM "xmltv.dtd">'
 # Lambda answers API Gateway with at most 6 MB.
 EXPORT_LIMIT_BYTES = 5_000_000
 IMAGE_TYPES = {Profile.MAIN: "poster", Profile.IMAGE2: "backdrop", Profile.PREVIEW: "still"}
+PROGRAMME_ORDER = {tag: position for position, tag in enumerate(PROGRAMME_CHILDREN)}
 
 
 def xmltv_time(telecast_time, zone: Zone) -> str:
@@ -70,23 +72,43 @@ def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone)
     )
     texts(element, "title", telecast.titles)  # none when the source gave none (docs/guide-data.md, "Export")
     texts(element, "desc", telecast.descriptions)
-    languages = telecast.category_langs or [UNDETERMINED] * len(telecast.categories)
-    for category, lang in zip(telecast.categories, languages, strict=True):
-        texts(element, "category", {lang: category.title})
+    # What the source gave of a kind is exported as given; the API's fields stand in for a telecast kept without it.
+    given = {kept[0] for kept in telecast.kept}
+    if "category" not in given:
+        languages = telecast.category_langs or [UNDETERMINED] * len(telecast.categories)
+        for category, lang in zip(telecast.categories, languages, strict=True):
+            texts(element, "category", {lang: category.title})
+    if "icon" not in given and "image" not in given:
+        images(element, telecast)
+    if telecast.url and "url" not in given:
+        etree.SubElement(element, "url").text = telecast.url
+    if telecast.age_restriction is not None and "rating" not in given:
+        rating = etree.SubElement(element, "rating", system="age")
+        etree.SubElement(rating, "value").text = f"{telecast.age_restriction}+"
+    for kept in telecast.kept:
+        as_given(element, kept)
+    element[:] = sorted(element, key=lambda child: PROGRAMME_ORDER[child.tag])
+
+
+def images(element: etree._Element, telecast: GuideTelecast) -> None:
     for image in telecast.images:
         if image.profile == Profile.IMAGE:
             icon = etree.SubElement(element, "icon", src=image.location)
             if image.width and image.height:
                 icon.set("width", str(image.width))
                 icon.set("height", str(image.height))
-    if telecast.url:
-        etree.SubElement(element, "url").text = telecast.url
-    if telecast.age_restriction is not None:
-        rating = etree.SubElement(element, "rating", system="age")
-        etree.SubElement(rating, "value").text = f"{telecast.age_restriction}+"
-    for image in telecast.images:
-        if image.profile in IMAGE_TYPES:
+        elif image.profile in IMAGE_TYPES:
             etree.SubElement(element, "image", type=IMAGE_TYPES[image.profile]).text = image.location
+
+
+def as_given(parent: etree._Element, compact: list) -> None:
+    """The element xmltv.as_given made `compact` of, under `parent`."""
+    tag, text, *rest = compact
+    element = etree.SubElement(parent, tag, {name: clean(value) for name, value in (rest[0] if rest else {}).items()})
+    if text:
+        element.text = clean(text)
+    for child in rest[1] if len(rest) > 1 else ():
+        as_given(element, child)
 
 
 def xmltv_export(

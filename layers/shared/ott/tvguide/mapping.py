@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ott.text import fold
 from ott.tvguide.models import Category, CategoryType, Profile
@@ -280,6 +280,8 @@ class GuideTelecast:
     show_id: int | None
     # The language of each category, when they are in several (a reply keeps those of the caller's language).
     category_langs: list[str] = field(default_factory=list)
+    # What the source said that only the XMLTV export carries (xmltv.KEPT_AS_GIVEN, compact as xmltv.as_given).
+    kept: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -502,6 +504,7 @@ class GuideMapper:
             self._images(programme.images) if programme.images else [],
             None,  # show_id, below
             category_langs if len(set(category_langs)) > 1 else [],
+            programme.kept or [],
         )
         if programme.titles:
             telecast.show_id = self._show(telecast, programme.titles[0][1], programme.series)

@@ -6,7 +6,7 @@ Query of one partition, never a Scan:
 | pk | sk | what |
 |---|---|---|
 | `CHANNEL` | `#config` | the guide configuration (zones, overrides, rubrics) and its `version` |
-| `CHANNEL` | channel id (10 digits) | a channel: titles, names, images, age, categories, scheduled dates per zone |
+| `CHANNEL` | channel id (10 digits) | a channel: names, images, age, categories, dates per zone, zones declaring it |
 | `DAY#<zone>#<channel id>` | local date | the telecasts of that zone-local day (and those running into it) |
 | `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from functools import reduce
+from operator import and_
 from typing import Any, BinaryIO, Protocol
 
 from pydantic import Field
@@ -32,6 +34,7 @@ from ott.errors import DomainError
 from ott.storage import (
     ConditionFailed,
     Database,
+    DeleteItem,
     Item,
     Key,
     PutItem,
@@ -78,6 +81,12 @@ class Catalogue:
     channels: dict[int, ChannelRecord]  # by channel id, in id order
 
 
+@dataclass(frozen=True)
+class ZoneDropped:
+    channel_days: int  # the zone's channel-days deleted (with their telecasts' places)
+    channels: set[int]  # the channels deleted: no other zone declares them
+
+
 class GuideStore(Protocol):
     def configuration(self) -> tuple[GuideConfig, int]: ...
     def save_configuration(self, config: GuideConfig, version: int) -> None: ...
@@ -93,6 +102,8 @@ class GuideStore(Protocol):
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
     def import_results(self) -> dict[str, dict[str, Any]]: ...
+    def drop_zone(self, zone: str) -> "ZoneDropped": ...
+    def drop_show_channels(self, channel_ids: Collection[int]) -> int: ...
 
 
 def pack(data: Any) -> bytes:
@@ -138,6 +149,7 @@ def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
         "u": telecast.url,
         "m": _images_out(telecast.images),
         "h": telecast.show_id,
+        "k": telecast.kept,
     }
     row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
     return row
@@ -149,6 +161,10 @@ def fitted_day(rows: list[dict[str, Any]]) -> tuple[bytes, str | None]:
     doc = pack(rows)
     if len(doc) <= DAY_ITEM_BYTES:
         return doc, None
+    without_kept = [{name: value for name, value in row.items() if name != "k"} for row in rows]
+    doc = pack(without_kept)
+    if len(doc) <= DAY_ITEM_BYTES:
+        return doc, "a channel-day's children kept for the export left out to fit an item"
     lean = [
         {**{name: row[name] for name in LEAN_FIELDS if name in row}, "t": dict(list(row["t"].items())[:1])}
         for row in rows
@@ -177,6 +193,7 @@ def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> 
         images=_images_in(row.get("m", [])),
         show_id=row.get("h"),
         category_langs=row.get("l", []),
+        kept=row.get("k", []),
     )
 
 
@@ -367,11 +384,14 @@ class DynamoGuideStore:
         fresh = {channel.channel_id: channel for channel in channels}
         expired = self._expired_dates(fresh) if self._retention else {}
         self._update_together(
-            self._merge(
-                channel_key(number),
-                pack(channel_doc(ChannelRecord(channel))),
-                "dates",
-                {zone_date(zone, day) for day in dates.get(number, set())},
+            self._declared_in(
+                zone,
+                self._merge(
+                    channel_key(number),
+                    pack(channel_doc(ChannelRecord(channel))),
+                    "dates",
+                    {zone_date(zone, day) for day in dates.get(number, set())},
+                ),
             )
             for number, channel in fresh.items()
         )
@@ -380,6 +400,14 @@ class DynamoGuideStore:
                 self._database.update(
                     self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
                 )
+
+    @staticmethod
+    def _declared_in(zone: str, merge: tuple[UpdateItem, int]) -> tuple[UpdateItem, int]:
+        """The channel's update adding the zone to its `zones`, the zones whose guides declare it (with a schedule
+        or without): deleting a zone deletes the channels it alone declares."""
+        operation, size = merge
+        operation.update.add("zones", {zone})
+        return operation, size + len(zone)
 
     def _expired_dates(self, channel_ids: Collection[int]) -> dict[int, set[str]]:
         keys = [channel_key(number) for number in channel_ids]
@@ -450,6 +478,56 @@ class DynamoGuideStore:
     def import_results(self) -> dict[str, dict[str, Any]]:
         """Every report kept (a week of imports), by key: one Query."""
         return {item["sk"]: unpack(item["doc"]) for item in self._database.query(self._table, "IMPORT")}
+
+    # ---- deleting a zone
+
+    def drop_zone(self, zone: str) -> ZoneDropped:
+        """Deletes the zone's channel-days and their telecasts' places, takes the zone and its dates out of every
+        channel and deletes the channels no other zone declares then. Each such delete is conditional on the
+        channel's sets being gone, so an import of another zone adding to them at that moment keeps it. One Query of the
+        channels, then per channel of the zone one Query of its days and their deletes in batches."""
+        held = {}
+        for item in self._database.query(self._table, "CHANNEL"):
+            entries = {entry for entry in item.get("dates", ()) if entry.rpartition("\x1f")[0] == zone}
+            if entries or zone in item.get("zones", ()):
+                held[int(item["sk"])] = entries
+        channel_days = 0
+        for channel_id, entries in held.items():
+            deletes = []
+            for item in self._database.query(self._table, day_key(zone, channel_id)):
+                channel_days += 1
+                deletes.append(DeleteItem(self._table, {"pk": item["pk"], "sk": item["sk"]}))
+                places = ({"pk": f"TELECAST#{row['i']}", "sk": "-"} for row in unpack(item["doc"]))
+                deletes += [DeleteItem(self._table, key) for key in places]
+            self._database.batch_write(deletes)
+            undeclared = Update().delete("zones", {zone})
+            if entries:
+                undeclared.delete("dates", entries)
+            self._database.update(self._table, channel_key(channel_id), undeclared)
+        unheld = {number for number in held if self._delete_emptied(channel_key(number), "dates", "zones")}
+        return ZoneDropped(channel_days, unheld)
+
+    def drop_show_channels(self, channel_ids: Collection[int]) -> int:
+        """Takes the channels out of every show's set and deletes the shows left on no channel (conditionally, as
+        drop_zone does channels): one Query of the shows, the number deleted."""
+        dropped = set(channel_ids)
+        emptied = 0
+        for item in self._database.query(self._table, "SHOW") if dropped else ():
+            on = {int(number) for number in item.get("channels", ())} & dropped
+            if on:
+                key = {"pk": "SHOW", "sk": item["sk"]}
+                self._database.update(self._table, key, Update().delete("channels", on))
+                emptied += self._delete_emptied(key, "channels")
+        return emptied
+
+    def _delete_emptied(self, key: Key, *set_names: str) -> bool:
+        """Deletes the item when its sets are gone (DynamoDB removes a set whose last member is deleted)."""
+        gone = reduce(and_, (attr(name).not_exists() for name in set_names))
+        try:
+            self._database.delete(self._table, key, gone)
+        except ConditionFailed:
+            return False
+        return True
 
     def _write(self, items: list[Item]) -> None:
         """A later write of the same key replaces the earlier one (the kernel's batch keeps the last)."""

@@ -8,6 +8,7 @@ long is no guide) too. A DOCTYPE is allowed, but nothing is ever fetched (no DTD
 is expanded: an entity reference is left out of the text.
 """
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -38,6 +39,39 @@ TEXT_LIMITS = {"display-name": 256, "title": 256, "desc": 1000, "category": 100,
 MAX_SERIES = 64  # a series id (`episode-num` of a SERIES_SYSTEMS system)
 # Episode-number systems whose value names a series: its telecasts are one show whatever their titles.
 SERIES_SYSTEMS = frozenset({"dd_progid"})
+# The children of a programme, in the order xmltv.dtd gives them.
+PROGRAMME_CHILDREN = (
+    "title",
+    "sub-title",
+    "desc",
+    "credits",
+    "date",
+    "category",
+    "keyword",
+    "language",
+    "orig-language",
+    "length",
+    "icon",
+    "url",
+    "country",
+    "episode-num",
+    "video",
+    "audio",
+    "previously-shown",
+    "premiere",
+    "last-chance",
+    "new",
+    "subtitles",
+    "rating",
+    "star-rating",
+    "review",
+    "image",
+)
+# The children of a programme the guide keeps as given, only to export them again: all but its titles
+# and descriptions (kept with their languages by the API's fields), for what the API has no field for, and the
+# systems, languages and attributes its fields drop (a category's lang, a url's or rating's system, an image's size).
+KEPT_AS_GIVEN = frozenset(PROGRAMME_CHILDREN) - {"title", "desc"}
+MAX_KEPT = 4000  # characters of a programme's children kept as given (their compact JSON); those past it left out
 MAX_URL = 1024  # an icon's src, an image's or a url's text: a longer address is left out
 # While an element is read, a complete child keeps at most this much of its text, tail and each attribute: enough
 # for every bound above to see that it was passed.
@@ -107,6 +141,8 @@ class XmltvProgramme:
     urls: list[str] = field(default_factory=list)
     length: int | None = None  # seconds, from <length>
     series: str | None = None  # the series the source names (SERIES_SYSTEMS), as a show key
+    kept: list[Any] | None = None  # the children KEPT_AS_GIVEN, as `as_given` makes them (within MAX_KEPT)
+    kept_chars: int = 0
     cut: Counter[str] | None = None  # what was cut or left out to keep the bounds, and how often
 
 
@@ -383,7 +419,33 @@ def _programme(element) -> XmltvProgramme | Skipped:
             programme.length = _length(child)
         elif tag == "episode-num" and child.get("system") in SERIES_SYSTEMS:
             programme.series = _series(programme, child)
+        if tag in KEPT_AS_GIVEN:
+            _keep(programme, child)
     return programme
+
+
+def as_given(element) -> list[Any]:
+    """An element as compact JSON: [tag, text], then its attributes, then its children likewise, each only when
+    there are any (`<new/>` is ["new", ""])."""
+    compact: list[Any] = [element.tag, _text(element)]
+    children = [as_given(child) for child in element if isinstance(child.tag, str)]
+    if element.attrib or children:
+        compact.append(dict(element.attrib))
+    if children:
+        compact.append(children)
+    return compact
+
+
+def _keep(programme: XmltvProgramme, child) -> None:
+    compact = as_given(child)
+    size = programme.kept_chars + len(json.dumps(compact, ensure_ascii=False))
+    if size > MAX_KEPT:
+        _cut(programme, f"children kept as given past {MAX_KEPT} characters")
+        return
+    if programme.kept is None:
+        programme.kept = []
+    programme.kept.append(compact)
+    programme.kept_chars = size
 
 
 def _series(programme: XmltvProgramme, element) -> str | None:
