@@ -1,10 +1,11 @@
 """A real player end to end (issue 19): Kodi with the IPTV Simple client, headless under Xvfb, given only the demo
 subscriber's playlist URL, against the local stack. What it loaded is read through Kodi's JSON-RPC over its
-web server on loopback. Kodi starts once for the module (about ten seconds)."""
+web server on loopback, and the ratings from its EPG database. Kodi starts once for the module (about ten seconds)."""
 
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from xml.sax.saxutils import escape
 import pytest
 import requests
 
-from local.seed import demo_playlist_path
+from local.seed import demo_document, demo_playlist_path
 from local.stack import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.player]
@@ -32,8 +33,9 @@ class NotYet(Exception):
 
 
 class Kodi:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, home: Path) -> None:
         self.url = url
+        self.home = home
 
     def call(self, method: str, **params: object) -> dict:
         request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
@@ -97,7 +99,7 @@ def kodi(stack, tmp_path_factory) -> Iterator[Kodi]:
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: Xvfb and Kodi end together
     )
-    player = Kodi(f"http://127.0.0.1:{port}/jsonrpc")
+    player = Kodi(f"http://127.0.0.1:{port}/jsonrpc", home / ".kodi")
     try:
         player.wait_for("JSONRPC.Ping", lambda result: result == "pong")
         # Debian installs the add-on disabled; a person enables it once, as this does.
@@ -156,3 +158,29 @@ def test_kodi_finds_the_guide_of_every_channel_through_the_playlist_s_url_tvg(ko
             limits={"start": 0, "end": 1},
         )
         assert broadcasts["broadcasts"][0]["title"], channel["label"]
+
+
+def rating_codes_stored(kodi: Kodi) -> set[tuple[str, str]]:
+    """(title, parental rating code) of the programmes in Kodi's EPG database. Kodi 20's JSON-RPC has only the
+    numeric `parentalrating`, which IPTV Simple leaves 0; the add-on gives Kodi the XMLTV rating as a code
+    (`system-value`), which Kodi keeps in `epgtags.sParentalRatingCode` and shows in the programme's details."""
+    found: set[tuple[str, str]] = set()
+    for database in (kodi.home / "userdata" / "Database").glob("Epg*.db"):
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+            found.update(connection.execute("SELECT sTitle, sParentalRatingCode FROM epgtags"))
+    return found
+
+
+def test_kodi_gets_every_rated_programme_s_rating_as_its_age_code(kodi):
+    loaded = {channel["label"] for channel in channels(kodi)}
+    expected = {
+        (programme["title"], f"age-{programme['rating']}")
+        for schedule in demo_document("tvguide.yaml")["schedule"]
+        if schedule["names"][0] in loaded
+        for programme in schedule["programmes"]
+        if "rating" in programme
+    }
+    deadline = time.monotonic() + STARTING_AT_MOST
+    while (stored := rating_codes_stored(kodi)) != expected and time.monotonic() < deadline:
+        time.sleep(1)  # Kodi writes the guide to its database after loading it
+    assert stored == expected
