@@ -1,117 +1,21 @@
 """A real player end to end (issue 19): Kodi with the IPTV Simple client, headless under Xvfb, given only the demo
-subscriber's playlist URL, against the local stack. What it loaded is read through Kodi's JSON-RPC over its
-web server on loopback. Kodi starts once for the module (about ten seconds)."""
+subscriber's playlist URL, against the local stack (tests/local/kodi.py). Kodi starts once for the module."""
 
-import os
-import shutil
-import signal
-import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from xml.sax.saxutils import escape
 
 import pytest
-import requests
 
-from local.seed import demo_playlist_path
-from local.stack import free_port
+from local.seed import demo_document, demo_playlist_path
+from tests.local.kodi import STARTING_AT_MOST, Kodi, rating_codes_stored, running_kodi
 
 pytestmark = [pytest.mark.slow, pytest.mark.player]
-
-KODI = "/usr/bin/kodi"
-XVFB_RUN = "/usr/bin/xvfb-run"
-IPTV_SIMPLE = Path("/usr/share/kodi/addons/pvr.iptvsimple")
-# The web server's credentials: Kodi refuses to serve JSON-RPC over HTTP without a password.
-USER, PASSWORD = "kodi", "kodi-test"
-STARTING_AT_MOST = 180  # seconds: Kodi's first start writes its databases
-
-
-class NotYet(Exception):
-    """Kodi answered with an error: a PVR method before the add-on has loaded, say."""
-
-
-class Kodi:
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def call(self, method: str, **params: object) -> dict:
-        request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        reply = requests.post(self.url, json=request, auth=(USER, PASSWORD), timeout=60).json()
-        if "error" in reply:
-            raise NotYet(f"{method}: {reply['error']}")
-        return reply["result"]
-
-    def wait_for(self, method: str, ready, **params: object) -> dict:
-        deadline = time.monotonic() + STARTING_AT_MOST
-        while time.monotonic() < deadline:
-            try:
-                result = self.call(method, **params)
-                if ready(result):
-                    return result
-            except (requests.ConnectionError, NotYet):
-                pass
-            time.sleep(1)
-        raise AssertionError(f"Kodi never answered {method} as expected")
-
-
-def write_settings(home: Path, port: int, playlist_url: str) -> None:
-    """Kodi's web server on a free port, and IPTV Simple's remote M3U: nothing else (the guide comes from the
-    playlist's url-tvg)."""
-    userdata = home / ".kodi" / "userdata"
-    (userdata / "addon_data" / "pvr.iptvsimple").mkdir(parents=True)
-    (userdata / "guisettings.xml").write_text(
-        '<settings version="2">'
-        '<setting id="services.webserver">true</setting>'
-        f'<setting id="services.webserverport">{port}</setting>'
-        '<setting id="services.webserverauthentication">true</setting>'
-        f'<setting id="services.webserverusername">{USER}</setting>'
-        f'<setting id="services.webserverpassword">{PASSWORD}</setting>'
-        "</settings>",
-        encoding="utf-8",
-    )
-    (userdata / "addon_data" / "pvr.iptvsimple" / "settings.xml").write_text(
-        '<settings version="2">'
-        '<setting id="m3uPathType">1</setting>'  # a remote path (URL)
-        f'<setting id="m3uUrl">{escape(playlist_url)}</setting>'
-        "</settings>",
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture(scope="module")
 def kodi(stack, tmp_path_factory) -> Iterator[Kodi]:
-    missing = [str(path) for path in (Path(KODI), Path(XVFB_RUN), IPTV_SIMPLE) if not path.exists()]
-    if missing:
-        if "CI" in os.environ:
-            pytest.fail(f"{', '.join(missing)} missing: .ci/run should have installed kodi, kodi-pvr-iptvsimple, xvfb")
-        pytest.skip("install Debian's kodi, kodi-pvr-iptvsimple and xvfb (done by .ci/run)")
-    home, port = tmp_path_factory.mktemp("kodi"), free_port()
-    write_settings(home, port, f"{stack.url}{demo_playlist_path()}")
-    env = {**os.environ, "HOME": str(home), "KODI_AE_SINK": "NULL"}  # no sound card here
-    log = (home / "console.log").open("w")
-    process = subprocess.Popen(  # noqa: S603 - fixed programs, the paths above
-        [XVFB_RUN, "-a", "-s", "-screen 0 1280x720x24", KODI],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: Xvfb and Kodi end together
-    )
-    player = Kodi(f"http://127.0.0.1:{port}/jsonrpc")
-    try:
-        player.wait_for("JSONRPC.Ping", lambda result: result == "pong")
-        # Debian installs the add-on disabled; a person enables it once, as this does.
-        player.call("Addons.SetAddonEnabled", addonid="pvr.iptvsimple", enabled=True)
+    with running_kodi(f"{stack.url}{demo_playlist_path()}", tmp_path_factory.mktemp("kodi")) as player:
         yield player
-    finally:
-        try:
-            player.call("Application.Quit")
-            process.wait(timeout=30)
-        except (requests.RequestException, NotYet, subprocess.TimeoutExpired):
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def channels(kodi: Kodi) -> list[dict]:
@@ -156,3 +60,18 @@ def test_kodi_finds_the_guide_of_every_channel_through_the_playlist_s_url_tvg(ko
             limits={"start": 0, "end": 1},
         )
         assert broadcasts["broadcasts"][0]["title"], channel["label"]
+
+
+def test_kodi_gets_every_rated_programme_s_rating_as_its_age_code(kodi):
+    loaded = {channel["label"] for channel in channels(kodi)}
+    expected = {
+        (programme["title"], f"age-{programme['rating']}")
+        for schedule in demo_document("tvguide.yaml")["schedule"]
+        if schedule["names"][0] in loaded
+        for programme in schedule["programmes"]
+        if "rating" in programme
+    }
+    deadline = time.monotonic() + STARTING_AT_MOST
+    while (stored := rating_codes_stored(kodi)) != expected and time.monotonic() < deadline:
+        time.sleep(1)  # Kodi writes the guide to its database after loading it
+    assert stored == expected

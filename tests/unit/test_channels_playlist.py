@@ -4,7 +4,7 @@ configuration, read back with an independent parser (m3u-ipytv)."""
 import pytest
 from ipytv import playlist as ipytv
 
-from ott.channels.models import ChannelList
+from ott.channels.models import ChannelList, Settings, UserAgentRegexps
 from ott.channels.playlist import Viewer, playlist
 from tests.unit.test_channels_demo import demo_configuration
 
@@ -78,6 +78,17 @@ def test_the_stream_is_chosen_by_user_agent_and_territory():
 def test_a_channel_without_a_stream_for_the_player_is_left_out():
     _, parsed = rendered(Viewer(territory_id=1, staff=False, user_agent="OldBox/1.4"))
     assert "perviy.demo" not in {entry.attributes["tvg-id"] for entry in entries(parsed)}
+
+
+def test_channels_the_viewer_may_not_watch_stay_out_even_for_players_the_display_control_names():
+    """access_denied_channels_display_control lets the operator's own apps list such channels greyed out; an M3U
+    has no way to say "not yours", so a stock player would list them as channels that fail (decisions.md)."""
+    shown_to_old_boxes = Settings(access_denied_channels_display_control=UserAgentRegexps(regexp_list=["^OldBox/"]))
+    channel_list = demo_configuration().channel_list.model_copy(update={"settings": [shown_to_old_boxes]})
+    _, parsed = rendered(Viewer(territory_id=1, staff=False, user_agent="OldBox/1.4"), channel_list)
+    listed = {entry.attributes["tvg-id"] for entry in entries(parsed)}
+    assert "perviy.demo" not in listed  # no stream for OldBox/1.x
+    assert "nauka.demo" not in listed  # TESTING: staff only
 
 
 def test_the_session_fills_the_stream_url_and_raw_addresses_stay_as_given():
