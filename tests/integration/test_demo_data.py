@@ -33,6 +33,11 @@ def shapes(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[str,
     return {name: sorted(tuple(sorted(item)) for item in items) for name, items in tables.items()}
 
 
+def without_publish_time(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The registry's items but the moment its pointer was published (seeded at another time than the copy)."""
+    return [{name: value for name, value in item.items() if name != "publishedAt"} for item in items]
+
+
 @pytest.mark.slow
 def test_a_later_test_gets_what_seed_demo_writes_and_its_own_copy():
     registry = TEMPLATE.physical_name("RegistryTable")
@@ -49,4 +54,6 @@ def test_a_later_test_gets_what_seed_demo_writes_and_its_own_copy():
         copied = items_by_table()
     assert sum(map(len, seeded.values())) > 200
     assert shapes(copied) == shapes(seeded)
-    assert copied[registry] == seeded[registry]  # with the item the test before deleted from its copy
+    assert without_publish_time(copied[registry]) == without_publish_time(
+        seeded[registry]
+    )  # with the item the test before deleted from its copy

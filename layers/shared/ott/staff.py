@@ -3,6 +3,10 @@ area's scope at the edge (`ott.http.staff`) and the domain checks it again (`req
 its scope still refuses. Auth grants these scopes only by name, to staff accounts through a staff client."""
 
 from enum import StrEnum
+from typing import Any
+
+from pydantic import GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 
 from ott.callers import Account, Staff
 from ott.errors import InsufficientScope
@@ -14,6 +18,14 @@ class Area(StrEnum):
     CHANNELS = "channels"
     NICHE_CONTENT = "niche_content"
     REGISTRY = "registry"
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """Titled StaffArea: the registry has an Area too (a territory's), and generated clients need one name
+        per schema (local/openapi.py)."""
+        schema = handler(core_schema)
+        handler.resolve_ref_schema(schema)["title"] = "StaffArea"
+        return schema
 
 
 SCOPES: dict[Area, str] = {
