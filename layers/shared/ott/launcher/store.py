@@ -9,8 +9,8 @@ One table, keyed `pk`/`sk`:
   of the rolling day, and the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER hashes at most) and
   `clicked` (the last hour each was clicked in); a click counts only on a counter that exists, so only on a
   poster of the block; the statistics read the posters they show by their keys (BatchGetItem, 100 a call);
-- `CLICKS-COUNTING`/`-`: the posters that may have a counter counting (`posters`), written by loads only (a
-  superset while a load runs), so that a load finds the counters of the posters it removes;
+- `CLICKS-COUNTING`/`-`: the posters that may have a counter counting (`posters`, a number set), updated by
+  loads only (a superset while a load runs), so that a load finds the counters of the posters it removes;
 - `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back under `CLICKS#` when a load brings
   the poster back;
 - `CLICKS`/<poster id>: counters as they were before each had its partition, moved by the first load after;
@@ -83,6 +83,7 @@ from ott.storage.dynamo import dynamo_database
 BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
 COUNTER_PREFIX = "CLICKS#"  # CLICKS#<poster id>: a counter that counts, its own partition
 COUNTING_KEY: Key = {"pk": "CLICKS-COUNTING", "sk": "-"}
+LISTED = "posters"  # its number set of the posters that may have a counter counting
 RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the statistics' reach
 SHARED_CLICKS = "CLICKS"  # every counter in one partition, before each had its own (moved by the next load)
 SNAPSHOTS = "SNAPSHOT"
@@ -213,17 +214,20 @@ class DynamoLauncherStore:
         """The block put conditionally on its version. Before, every poster it holds gets its counter (clicks on
         it count from then on): the one it has, the one it had when a load removed it, or an empty one; after,
         the counters of posters it no longer holds are retired (no click counts on them any more). The list of
-        posters counting is written before (all that may count) and after (the block's)."""
+        posters counting gains the block's before and loses the retired after, as set updates: a concurrent
+        load's posters, or those of a load that stopped halfway, stay listed until a load retires them."""
         ids = {entry.id for entry in current.block.posters}
         known = self._counting()
-        self._database.put(self._table, {**COUNTING_KEY, "posters": sorted(known | ids)})
+        if ids - known:
+            self._database.update(self._table, COUNTING_KEY, Update().add(LISTED, ids - known))
         counting = {poster_of(item) for item in self._counters(ids)}
         retired = self._retired(ids - counting)
         self._move_counters(retired, counter_key)
         self._start_counters(ids - counting - {poster_of(item) for item in retired})
         done = self._put_block(current)
         self._move_counters(self._counters(known - ids), retired_key)
-        self._database.put(self._table, {**COUNTING_KEY, "posters": sorted(ids)})
+        if known - ids:
+            self._database.update(self._table, COUNTING_KEY, Update().delete(LISTED, known - ids))
         return done
 
     def _counting(self) -> set[int]:
@@ -231,10 +235,12 @@ class DynamoLauncherStore:
         partition: those counters move to their own (a load is rare, and this happens once)."""
         listed = self._database.get(self._table, COUNTING_KEY, consistent=True)
         if listed is not None:
-            return {int(poster) for poster in listed["posters"]}
+            return {int(poster) for poster in listed.get(LISTED, ())}  # an empty set is no attribute
         shared = list(self._database.query(self._table, SHARED_CLICKS, consistent=True))
         self._move_counters(shared, counter_key)
-        return {poster_of(item) for item in shared}
+        moved = {poster_of(item) for item in shared}
+        self._database.put(self._table, {**COUNTING_KEY, **({LISTED: moved} if moved else {})})
+        return moved
 
     def _put_block(self, current: Current) -> Current:
         doc = {
