@@ -342,7 +342,7 @@ def test_counters_of_the_shared_partition_move_to_their_own_with_the_first_load_
     database.delete(launcher_table, counter_key(3))
     database.put(launcher_table, {"pk": "CLICKS", "sk": poster_key(3), "total": 5, "hashes": {}, "clicked": {}})
     assert launcher.count_once(click("e1", 3)) is Counted.NOT_IN_BLOCK  # until the load moves it
-    launcher.replace_block(Current(compiled(), {}, NOW, 1))
+    launcher.replace_block(Current(compiled(), {}, NOW, 1), BLOCK_LOADED)
     assert launcher.count_once(click("e2", 3)) is Counted.COUNTED
     assert launcher.all_readings()[3].total == 6
     assert not list(database.query(launcher_table, "CLICKS"))
