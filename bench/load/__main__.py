@@ -49,14 +49,14 @@ def aws(service: str, endpoint: str) -> Any:
 
 
 def counters(dynamodb: Any, table: str) -> Counter[str]:
-    pages = dynamodb.get_paginator("query").paginate(
+    pages = dynamodb.get_paginator("scan").paginate(  # each poster's counter is its own partition CLICKS#<id>
         TableName=table,
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": "CLICKS"}},
+        FilterExpression="begins_with(pk, :p)",
+        ExpressionAttributeValues={":p": {"S": "CLICKS#"}},
         ConsistentRead=True,
     )
     items = [item for page in pages for item in page["Items"]]
-    return Counter({str(int(item["sk"]["S"])): int(item.get("total", {}).get("N", "0")) for item in items})
+    return Counter({str(int(item["pk"]["S"][7:])): int(item.get("total", {}).get("N", "0")) for item in items})
 
 
 def drained(sqs: Any, url: str) -> bool:

@@ -14,7 +14,7 @@ from ott.channels.store import CorruptVersion, VersionInfo, digest, forget_read_
 from ott.channels.store import Current as ChannelPointer
 from ott.launcher.clicks import HASHES_PER_POSTER, Click, Counted, hash_key, hour_of
 from ott.launcher.records import Current, Snapshot
-from ott.launcher.store import poster_key
+from ott.launcher.store import counter_key, poster_key
 from ott.nichecontent.intake import NewItem
 from ott.nichecontent.models import Status
 from ott.nichecontent.params import read_update
@@ -278,7 +278,7 @@ def test_a_click_counts_once_and_only_on_a_poster_of_the_block(launcher):
 def test_a_new_hash_on_a_full_counter_takes_the_place_of_the_one_clicked_least_recently(launcher, database):
     keys = [f"{number:016d}" for number in range(HASHES_PER_POSTER)]  # keys[0] clicked least recently
     clicked = {key: hour_of(NOW) - HASHES_PER_POSTER + number for number, key in enumerate(keys)}
-    full = {"pk": "CLICKS", "sk": poster_key(3), "total": 36, "hashes": dict.fromkeys(keys, 1), "clicked": clicked}
+    full = {**counter_key(3), "total": 36, "hashes": dict.fromkeys(keys, 1), "clicked": clicked}
     database.put(table("LauncherTable"), full)
     assert launcher.count_once(click("new", 3, "N" * 43)) is Counted.COUNTED
     by_hash = launcher.all_readings()[3].by_hash
@@ -303,8 +303,8 @@ def test_counters_of_posters_a_load_removes_leave_and_come_back_with_them(launch
 
 
 def test_a_load_makes_the_counters_of_its_posters_and_a_click_counts_only_on_one(launcher, database):
-    counters = table("LauncherTable"), "CLICKS"
-    assert {item["sk"] for item in database.query(*counters)} == {poster_key(entry.id) for entry in compiled().posters}
+    ids = {entry.id for entry in compiled().posters}
+    assert all(database.get(table("LauncherTable"), counter_key(poster)) for poster in ids)
     database.calls.clear()
     assert launcher.count_once(click("e1", 3)) is Counted.COUNTED
     assert database.calls == {"TransactWriteItems": 1}  # the first click of a poster too: its maps are there
@@ -319,8 +319,8 @@ def test_a_click_while_a_load_retires_its_poster_moves_with_the_counter(launcher
     read_counters = DynamoLauncherStore._counters
     reads = []
 
-    def read_then_click(self):
-        found = read_counters(self)
+    def read_then_click(self, *args, **kwargs):
+        found = read_counters(self, *args, **kwargs)
         reads.append(found)
         if len(reads) == 2:  # after the block's put, before the move: a click already on its way
             assert launcher.count_once(click("e2", 3)) is Counted.COUNTED
@@ -336,10 +336,22 @@ def test_a_click_while_a_load_retires_its_poster_moves_with_the_counter(launcher
     assert launcher.all_readings()[3].total == 2  # the counter moved as the click left it
 
 
+def test_counters_of_the_shared_partition_move_to_their_own_with_the_first_load_after(launcher, database):
+    launcher_table = table("LauncherTable")
+    database.delete(launcher_table, {"pk": "CLICKS-COUNTING", "sk": "-"})  # as before the list was kept
+    database.delete(launcher_table, counter_key(3))
+    database.put(launcher_table, {"pk": "CLICKS", "sk": poster_key(3), "total": 5, "hashes": {}, "clicked": {}})
+    assert launcher.count_once(click("e1", 3)) is Counted.NOT_IN_BLOCK  # until the load moves it
+    launcher.replace_block(Current(compiled(), {}, NOW, 1), BLOCK_LOADED)
+    assert launcher.count_once(click("e2", 3)) is Counted.COUNTED
+    assert launcher.all_readings()[3].total == 6
+    assert not list(database.query(launcher_table, "CLICKS"))
+
+
 def test_stale_hours_are_forgotten_and_snapshots_found_by_their_moment(launcher, database):
     launcher.count_once(click("old", 3, at=NOW - timedelta(days=3)))
     launcher.forget_stale_hours(launcher.all_readings())
-    counter = database.get(table("LauncherTable"), {"pk": "CLICKS", "sk": poster_key(3)})
+    counter = database.get(table("LauncherTable"), counter_key(3))
     assert counter["total"] == 1 and not [name for name in counter if name.startswith("h#")]
     for hours in (0, 2):
         launcher.save_snapshot(Snapshot(NOW + timedelta(hours=hours), compiled(), {}, launcher.all_readings()))

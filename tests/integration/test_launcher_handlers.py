@@ -330,7 +330,10 @@ def test_a_live_statistics_view_makes_three_calls_the_registrys_included(demo, m
         reply = invoke(function, query={**query, "statistics": "true", **moderation}, principal=moderator)
     assert reply["statusCode"] == 200 and "statistics" in reply["body"]
     # The bar (issue 9): the block with the registry's pointer, the counters, the territories of the account's home.
-    assert calls == {"BatchGetItem": 2, "Query": 1}
+    # The counters are read by their keys, each poster's its own partition (issue 21): no Query of a shared one.
+    assert calls == {"BatchGetItem": 3}
+    counters = [keys for batch in batches for table, keys in batch.items() if table.endswith("LauncherTable")][1]
+    assert all(key["pk"]["S"].startswith("CLICKS#") for key in counters["Keys"])
     block_and_pointer = batches[0]
     assert set(block_and_pointer) == {TEMPLATE.physical_name("LauncherTable"), TEMPLATE.physical_name("RegistryTable")}
     assert all(part["ConsistentRead"] for part in block_and_pointer.values())
@@ -469,6 +472,45 @@ def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo
     assert sum(readings.hourly.values()) == 40
 
 
+def test_clicks_on_every_posters_own_counter_sum_exactly_under_concurrent_consumers_and_a_load(
+    demo, store, monkeypatch
+):
+    """Each poster's counter is its own partition (issue 21): concurrent consumers, every event delivered twice,
+    and a load of the same block meanwhile (which writes the list of counting posters and reads the counters by
+    key) lose and double nothing, per poster and in all."""
+    from ott.launcher.service import load_block
+
+    one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
+    document = yaml.safe_load(DEMO_LAUNCHER.read_text(encoding="utf-8"))
+    posters = [poster["id"] for poster in document["posters"]]
+    snapshot = "S" * 43
+    before = store.readings(posters, snapshot)
+    events = [click(f"s-{i}", posters[i % len(posters)], snapshot) for i in range(6 * len(posters))]
+    start = threading.Barrier(9)
+
+    def consumer(share: list[dict]) -> None:
+        start.wait()
+        assert consume(*share) == {"batchItemFailures": []}
+
+    def loader() -> None:
+        start.wait()
+        load_block(store, document, NoGuide(), datetime.now(UTC))
+
+    step, around = len(events) // 8, events + events[: len(events) // 8]  # each share overlaps the next: twice
+    shares = [around[i * step : (i + 2) * step] for i in range(8)]
+    threads = [threading.Thread(target=consumer, args=(share,)) for share in shares]
+    threads.append(threading.Thread(target=loader))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    after = store.readings(posters, snapshot)
+    sent = Counter(event["poster_id"] for event in events)
+    counted = {poster: after[poster].total - (before[poster].total if poster in before else 0) for poster in posters}
+    assert counted == dict(sent) and sum(counted.values()) == len(events)
+    assert all(after[poster].by_hash == {hash_key(snapshot): sent[poster]} for poster in posters)
+
+
 def test_a_transaction_conflict_is_retried_and_counts_once(demo, store, monkeypatch):
     dynamodb = client("dynamodb")
     make_call = dynamodb._make_api_call
@@ -507,7 +549,7 @@ def click_at(store: DynamoLauncherStore, poster_id: int, snapshot: str, hour: in
 
 
 def counter_item(poster_id: int) -> dict:
-    key = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{poster_id:020d}"}}
+    key = {"pk": {"S": f"CLICKS#{poster_id:020d}"}, "sk": {"S": "-"}}
     return client("dynamodb").get_item(TableName=TEMPLATE.physical_name("LauncherTable"), Key=key)["Item"]
 
 
@@ -574,7 +616,7 @@ def test_a_posters_counter_stays_small_enough_for_a_full_block_to_be_one_read_ho
 
 def test_a_counter_written_before_the_bound_keeps_its_counts_and_counts_on(demo, store):
     hour = hour_of(datetime.now(UTC))
-    legacy = {"pk": {"S": "CLICKS"}, "sk": {"S": f"{10:020d}"}, "total": {"N": "5"}}
+    legacy = {"pk": {"S": f"CLICKS#{10:020d}"}, "sk": {"S": "-"}, "total": {"N": "5"}}
     legacy |= {f"s#{hash_of(1)}": {"N": "3"}, f"s#{hash_of(2)}": {"N": "2"}}
     client("dynamodb").put_item(TableName=TEMPLATE.physical_name("LauncherTable"), Item=legacy)
     assert click_at(store, 10, hash_of(1), hour) == {"TransactWriteItems": 2}
@@ -607,13 +649,14 @@ def test_concurrent_clicks_on_new_hashes_of_a_full_counter_lose_no_click(demo, s
 
 
 def counters_read_by_statistics() -> set[int]:
-    """The posters whose counters the statistics Query reads (the whole `CLICKS` partition)."""
-    items = client("dynamodb").query(
+    """The posters with a counter that counts (partitions `CLICKS#<poster id>`), whose counters the statistics
+    read."""
+    items = client("dynamodb").scan(
         TableName=TEMPLATE.physical_name("LauncherTable"),
-        KeyConditionExpression="pk = :pk",
-        ExpressionAttributeValues={":pk": {"S": "CLICKS"}},
+        FilterExpression="begins_with(pk, :counter)",
+        ExpressionAttributeValues={":counter": {"S": "CLICKS#"}},
     )["Items"]
-    return {int(item["sk"]["S"]) for item in items}
+    return {int(item["pk"]["S"].removeprefix("CLICKS#")) for item in items}
 
 
 def test_a_load_takes_the_counters_of_removed_posters_out_of_the_statistics_read_and_back_on_return(

@@ -30,7 +30,7 @@ from ott.launcher.service import (
     load_block,
     take_snapshot,
 )
-from ott.launcher.store import CLICKS, SNAPSHOTS, DynamoLauncherStore, poster_key
+from ott.launcher.store import SNAPSHOTS, DynamoLauncherStore, counter_key
 from ott.recordstore import ConcurrentChange
 from ott.staff import Area
 from tests.databases import table
@@ -215,7 +215,7 @@ def test_a_snapshot_keeps_only_the_blocks_posters_and_their_most_clicked_hashes(
     for number in range(3):
         count_click(launcher, click(f"s{number}", 3, seen, NOW.isoformat()), NOW)
     counted_long_ago = {"total": 1, "hashes": {hash_key(seen): 1}, "clicked": {hash_key(seen): 1}}
-    launcher._database.put(table("LauncherTable"), {"pk": CLICKS, "sk": poster_key(999), **counted_long_ago})
+    launcher._database.put(table("LauncherTable"), {**counter_key(999), **counted_long_ago})
     snapshot = take_snapshot(launcher, NOW)
     assert snapshot is not None and set(snapshot.readings) == {3}
     kept = snapshot.readings[3].by_hash

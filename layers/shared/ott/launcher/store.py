@@ -4,12 +4,16 @@ One table, keyed `pk`/`sk`:
 - `BLOCK`/`current`: the block in force and its moderators' decisions (JSON in `doc`), `v` for conditional
   writes; a view reads it with the registry's version pointer, both from the process's hot items
   (`current_and_registry`);
-- `CLICKS`/<poster id>: one counter item per poster of the block (a load makes those it lacks, empty), `total`,
-  `h#<hour>` per hour of the rolling day, and the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER
-  hashes at most) and `clicked` (the last hour each was clicked in); a click counts only on a counter that
-  exists, so only on a poster of the block; all of a block's counters are one Query of this partition;
-- `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back in `CLICKS` when a load brings
+- `CLICKS#<poster id>`/`-`: one counter item per poster of the block, each its own partition (no partition
+  takes every click: docs/capacity.md), made empty by a load for those it lacks: `total`, `h#<hour>` per hour
+  of the rolling day, and the maps `hashes` (clicks per snapshot hash, HASHES_PER_POSTER hashes at most) and
+  `clicked` (the last hour each was clicked in); a click counts only on a counter that exists, so only on a
+  poster of the block; the statistics read the posters they show by their keys (BatchGetItem, 100 a call);
+- `CLICKS-COUNTING`/`-`: the posters that may have a counter counting (`posters`, a number set), updated by
+  loads only (a superset while a load runs), so that a load finds the counters of the posters it removes;
+- `CLICKS-RETIRED`/<poster id>: the counter of a poster a load removed, back under `CLICKS#` when a load brings
   the poster back;
+- `CLICKS`/<poster id>: counters as they were before each had its partition, moved by the first load after;
 - `EVENT#<event id>`/`-`: an event id counted, until its `ttl`;
 - `DAILY`/<UTC date>: every poster's lifetime count at the day's last snapshot (`totals`), what the console's
   daily statistics subtract day from day; kept as long as snapshots are taken, a small item a day;
@@ -23,7 +27,7 @@ import json
 import random
 import zlib
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Protocol
@@ -80,8 +84,11 @@ from ott.storage.cache import hot_items
 from ott.storage.dynamo import dynamo_database
 
 BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
-CLICKS = "CLICKS"
-RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the partition the statistics read
+COUNTER_PREFIX = "CLICKS#"  # CLICKS#<poster id>: a counter that counts, its own partition
+COUNTING_KEY: Key = {"pk": "CLICKS-COUNTING", "sk": "-"}
+LISTED = "posters"  # its number set of the posters that may have a counter counting
+RETIRED = "CLICKS-RETIRED"  # counters of posters a load removed, out of the statistics' reach
+SHARED_CLICKS = "CLICKS"  # every counter in one partition, before each had its own (moved by the next load)
 SNAPSHOTS = "SNAPSHOT"
 DAILY = "DAILY"
 # Concurrent consumers counting clicks on one poster make DynamoDB cancel all but one transaction:
@@ -177,8 +184,19 @@ def launcher_table(name: str) -> Table:
     return Table(name, "pk", "sk", ttl="ttl")
 
 
-def counter_key(partition: str, poster_id: int) -> Key:
-    return {"pk": partition, "sk": poster_key(poster_id)}
+def counter_key(poster_id: int) -> Key:
+    """The counter that counts a poster's clicks: its own partition."""
+    return {"pk": f"{COUNTER_PREFIX}{poster_key(poster_id)}", "sk": "-"}
+
+
+def retired_key(poster_id: int) -> Key:
+    return {"pk": RETIRED, "sk": poster_key(poster_id)}
+
+
+def poster_of(counter: Item) -> int:
+    """The poster a counter counts, whichever key it is at."""
+    partition: str = counter["pk"]
+    return int(partition[len(COUNTER_PREFIX) :]) if partition.startswith(COUNTER_PREFIX) else int(counter["sk"])
 
 
 class DynamoLauncherStore:
@@ -210,17 +228,36 @@ class DynamoLauncherStore:
 
     def replace_block(self, current: Current, audited: AuditEntry) -> Current:
         """The block put conditionally on its version, with the audit entry in the same transaction. Before,
-        every poster it holds gets its counter in the `CLICKS` partition (clicks on it count from then on): the
-        counter it had when a load removed it, or an empty one; after, the counters of posters it no longer holds
-        leave it (no click counts on them any more), so that the statistics Query reads the block's."""
+        every poster it holds gets its counter (clicks on it count from then on): the one it has, the one it had
+        when a load removed it, or an empty one; after, the counters of posters it no longer holds are retired (no
+        click counts on them any more). The list of posters counting gains the block's before and loses the
+        retired after, as set updates: a concurrent load's posters, or those of a load that stopped halfway, stay
+        listed until a load retires them."""
         ids = {entry.id for entry in current.block.posters}
-        counting = {int(item["sk"]) for item in self._counters()}
+        known = self._counting()
+        if ids - known:
+            self._database.update(self._table, COUNTING_KEY, Update().add(LISTED, ids - known))
+        counting = {poster_of(item) for item in self._counters(ids)}
         retired = self._retired(ids - counting)
-        self._move_counters(RETIRED, CLICKS, retired)
-        self._start_counters(ids - counting - {int(item["sk"]) for item in retired})
+        self._move_counters(retired, counter_key)
+        self._start_counters(ids - counting - {poster_of(item) for item in retired})
         done = self._put_block(current, audited)
-        self._move_counters(CLICKS, RETIRED, [item for item in self._counters() if int(item["sk"]) not in ids])
+        self._move_counters(self._counters(known - ids), retired_key)
+        if known - ids:
+            self._database.update(self._table, COUNTING_KEY, Update().delete(LISTED, known - ids))
         return done
+
+    def _counting(self) -> set[int]:
+        """The posters that may have a counter counting. Before that list was kept, every counter was in one
+        partition: those counters move to their own (a load is rare, and this happens once)."""
+        listed = self._database.get(self._table, COUNTING_KEY, consistent=True)
+        if listed is not None:
+            return {int(poster) for poster in listed.get(LISTED, ())}  # an empty set is no attribute
+        shared = list(self._database.query(self._table, SHARED_CLICKS, consistent=True))
+        self._move_counters(shared, counter_key)
+        moved = {poster_of(item) for item in shared}
+        self._database.put(self._table, {**COUNTING_KEY, **({LISTED: moved} if moved else {})})
+        return moved
 
     def _put_block(self, current: Current, audited: AuditEntry) -> Current:
         doc = {
@@ -235,37 +272,41 @@ class DynamoLauncherStore:
         return Current(current.block, current.decisions, current.loaded_at, current.version + 1)
 
     def _retired(self, ids: set[int]) -> list[Item]:
-        if not ids:
-            return []
-        keys = [counter_key(RETIRED, poster) for poster in sorted(ids)]
-        return self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
+        return self._by_key([retired_key(poster) for poster in sorted(ids)], consistent=True)
 
-    def _counters(self) -> list[Item]:
-        return list(self._database.query(self._table, CLICKS, consistent=True))
+    def _counters(self, ids: Collection[int], consistent: bool = True) -> list[Item]:
+        return self._by_key([counter_key(poster) for poster in sorted(ids)], consistent=consistent)
+
+    def _by_key(self, keys: list[Key], consistent: bool) -> list[Item]:
+        if not keys:
+            return []
+        return self._database.batch_get({self._table: keys}, consistent=consistent)[self._table.name]
 
     def _start_counters(self, ids: set[int]) -> None:
         """An empty counter for each poster, unless one is there (another load's, counted on since); its maps
         are there, empty, so that its first click is the one call every click is."""
         for poster in sorted(ids):
-            empty = {**counter_key(CLICKS, poster), "total": 0, HASHES: {}, CLICKED: {}}
+            empty = {**counter_key(poster), "total": 0, HASHES: {}, CLICKED: {}}
             with contextlib.suppress(ConditionFailed):
                 self._database.put(self._table, empty, attr("pk").not_exists())
 
-    def _move_counters(self, source: str, target: str, counters: list[Item]) -> None:
-        """Each counter from partition `source` to `target`, in one transaction, provided it was not counted on
+    def _move_counters(self, counters: list[Item], target_of: Callable[[int], Key]) -> None:
+        """Each counter to the key `target_of` its poster, in one transaction, provided it was not counted on
         since it was read (a click on a poster the block just lost: read again, moved again). A counter already
-        in `target` (left there by a load that stopped halfway, and counted on since) stays where it is, logged."""
+        at its target (left there by a load that stopped halfway, and counted on since) stays where it is,
+        logged."""
         for counter in counters:
+            target = target_of(poster_of(counter))
             for attempt in range(CONFLICT_RETRIES + 1):
                 key = self._table.key_of(counter)
-                moved = PutItem(self._table, {**counter, "pk": target}, attr("pk").not_exists())
+                moved = PutItem(self._table, {**counter, **target}, attr("pk").not_exists())
                 unchanged = attr("total").eq(counter["total"]) if "total" in counter else attr("total").not_exists()
                 try:
                     self._database.transact([moved, DeleteItem(self._table, key, unchanged)])
                     break
                 except TransactionCancelled as cancelled:
                     if cancelled.codes[:1] == [CONDITION_FAILED] or attempt == CONFLICT_RETRIES:
-                        logger.warning("a poster's counter is in both partitions", extra={"poster": counter["sk"]})
+                        logger.warning("a poster's counter is at two keys", extra={"poster": poster_of(counter)})
                         break
                     again = self._database.get(self._table, key, consistent=True)
                     if again is None:
@@ -312,33 +353,35 @@ class DynamoLauncherStore:
         update.remove(*by_hash.removes, *(f"{HOUR_PREFIX}{hour}" for hour in stale))
         # The counter as the refusal found it is what the next try needs to know; none is there for a poster
         # outside the block.
-        counter = counter_key(CLICKS, click.poster_id)
+        counter = counter_key(click.poster_id)
         condition = attr("pk").exists() & by_hash.condition
         return UpdateItem(self._table, counter, update, condition, return_old_on_failure=True)
 
     def readings(self, poster_ids: Collection[int], snapshot_hash: str) -> Mapping[int, ClickReadings]:
-        wanted = set(poster_ids)
-        return {poster: reading for poster, reading in self._clicks(snapshot_hash).items() if poster in wanted}
+        """The posters' counters by their keys (one BatchGetItem per 100 posters, eventually consistent): the
+        lifetime count, the hours of the rolling day (and one more for clocks a little apart) and that hash's
+        count."""
+        first = first_hour_read(self._database.now())
+        shown = range(first, first + DAILY_HOURS + 2)
+        wanted = hash_key(snapshot_hash)
+        found: dict[int, ClickReadings] = {}
+        for poster, reading in self._clicks(self._counters(set(poster_ids), consistent=False)).items():
+            hourly = {hour: count for hour, count in reading.hourly.items() if hour in shown}
+            by_hash = {key: count for key, count in reading.by_hash.items() if key == wanted}
+            found[poster] = ClickReadings(total=reading.total, hourly=hourly, by_hash=by_hash)
+        return found
 
     def all_readings(self) -> dict[int, ClickReadings]:
-        return self._clicks(None)
+        """The counters of every poster that may count (the list loads keep), strongly consistent."""
+        return self._clicks(self._counters(self._counting()))
 
-    def _clicks(self, snapshot_hash: str | None) -> dict[int, ClickReadings]:
-        """One Query of the counters partition. With a hash, only the lifetime count, the hours of the rolling
-        day (and one more for clocks a little apart) and that hash's count are returned. DynamoDB still reads
-        whole items (and fills its 1 MB page with them): a counter keeps HASHES_PER_POSTER hashes at most, under
-        2 KB in all, so that a block of 500 posters is one page (docs/decisions.md)."""
-        projection: list[Path | str] = []
-        if snapshot_hash is not None:
-            first = first_hour_read(self._database.now())
-            projection = [f"{HOUR_PREFIX}{hour}" for hour in range(first, first + DAILY_HOURS + 2)]
-            projection += ["sk", "total", f"{LEGACY_HASH_PREFIX}{snapshot_hash}", attr(HASHES, hash_key(snapshot_hash))]
+    def _clicks(self, counters: list[Item]) -> dict[int, ClickReadings]:
         found: dict[int, ClickReadings] = {}
-        for item in self._database.query(self._table, CLICKS, projection=projection):
+        for item in counters:
             if not item.get("total"):
                 continue  # a counter a load made, never clicked: as if there were none
             hourly = {int(name[2:]): value for name, value in item.items() if name.startswith(HOUR_PREFIX)}
-            found[int(item["sk"])] = ClickReadings(total=item.get("total", 0), hourly=hourly, by_hash=hash_counts(item))
+            found[poster_of(item)] = ClickReadings(total=item["total"], hourly=hourly, by_hash=hash_counts(item))
         return found
 
     def forget_stale_hours(self, readings: Mapping[int, ClickReadings]) -> None:
@@ -353,7 +396,7 @@ class DynamoLauncherStore:
                     *(f"{HOUR_PREFIX}{hour}" for hour in stale[start : start + STALE_HOURS_PER_UPDATE])
                 )
                 try:
-                    self._database.update(self._table, counter_key(CLICKS, poster), forgotten, attr("pk").exists())
+                    self._database.update(self._table, counter_key(poster), forgotten, attr("pk").exists())
                 except ConditionFailed:
                     break
 
