@@ -4,9 +4,11 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from urllib.parse import urlencode
 
 import pytest
@@ -450,23 +452,30 @@ def test_an_event_out_of_the_time_range_goes_back_to_the_queue(demo, store):
     assert not any(hash_key("O" * 43) in reading.by_hash for reading in store.all_readings().values())
 
 
+def consumed_whole(events: list[dict]) -> None:
+    assert consume(*events) == {"batchItemFailures": []}
+
+
+def all_at_once(*calls: Callable[[], object]) -> None:
+    """The calls in threads released together; a call that fails fails the test, not only its thread."""
+    start = threading.Barrier(len(calls))
+
+    def released(call: Callable[[], object]) -> object:
+        start.wait()
+        return call()
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        done = [pool.submit(released, call) for call in calls]
+    for future in done:
+        future.result()
+
+
 def test_concurrent_consumers_lose_no_increment_and_count_redeliveries_once(demo, store, monkeypatch):
     one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
     snapshot = "C" * 43
     events = [click(f"c-{i}", 11, snapshot) for i in range(40)]
-    start = threading.Barrier(8)
-
-    def consumer(share: list[dict]) -> None:
-        start.wait()
-        assert consume(*share) == {"batchItemFailures": []}
-
     # Eight consumers, each handed a batch that overlaps its neighbour's: every event is delivered twice.
-    shares = [events[i * 5 : i * 5 + 10] for i in range(8)]
-    threads = [threading.Thread(target=consumer, args=(share,)) for share in shares]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    all_at_once(*(partial(consumed_whole, events[i * 5 : i * 5 + 10]) for i in range(8)))
     readings = store.readings([11], snapshot)[11]
     assert readings.total == 40 and readings.by_hash == {hash_key(snapshot): 40}
     assert sum(readings.hourly.values()) == 40
@@ -486,24 +495,9 @@ def test_clicks_on_every_posters_own_counter_sum_exactly_under_concurrent_consum
     snapshot = "S" * 43
     before = store.readings(posters, snapshot)
     events = [click(f"s-{i}", posters[i % len(posters)], snapshot) for i in range(6 * len(posters))]
-    start = threading.Barrier(9)
-
-    def consumer(share: list[dict]) -> None:
-        start.wait()
-        assert consume(*share) == {"batchItemFailures": []}
-
-    def loader() -> None:
-        start.wait()
-        load_block(store, document, NoGuide(), datetime.now(UTC))
-
     step, around = len(events) // 8, events + events[: len(events) // 8]  # each share overlaps the next: twice
-    shares = [around[i * step : (i + 2) * step] for i in range(8)]
-    threads = [threading.Thread(target=consumer, args=(share,)) for share in shares]
-    threads.append(threading.Thread(target=loader))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    consumers = [partial(consumed_whole, around[i * step : (i + 2) * step]) for i in range(8)]
+    all_at_once(*consumers, partial(load_block, store, document, NoGuide(), OPERATOR, datetime.now(UTC)))
     after = store.readings(posters, snapshot)
     sent = Counter(event["poster_id"] for event in events)
     counted = {poster: after[poster].total - (before[poster].total if poster in before else 0) for poster in posters}
@@ -632,17 +626,7 @@ def test_concurrent_clicks_on_new_hashes_of_a_full_counter_lose_no_click(demo, s
         click_at(store, 11, hash_of(number), hour)
     one_call_at_a_time(monkeypatch)  # moto's calls take turns; the callers race
     events = [click(f"full-{i}", 11, hash_of(100 + i)) for i in range(16)]
-    start = threading.Barrier(4)
-
-    def consumer(share: list[dict]) -> None:
-        start.wait()
-        assert consume(*share) == {"batchItemFailures": []}
-
-    threads = [threading.Thread(target=consumer, args=(events[i::4],)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    all_at_once(*(partial(consumed_whole, events[i::4]) for i in range(4)))
     readings = store.all_readings()[11]
     assert readings.total == HASHES_PER_POSTER + 16 and len(readings.by_hash) == HASHES_PER_POSTER
     assert {key_of(100 + i) for i in range(16)} <= set(readings.by_hash)  # those clicked hours before gave way
