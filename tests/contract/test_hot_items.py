@@ -6,25 +6,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from ott.audit import entry
 from ott.auth.records import Client
 from ott.auth.store import auth_records
-from ott.callers import Operator
 from ott.config import reset_settings
 from ott.launcher.records import Current
 from ott.recordstore import changed, created
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore, publish_spacing
-from ott.staff import Area
 from ott.storage.cache import hot_items
+from tests.contract.test_stores import BLOCK_LOADED
 from tests.databases import memory_database, table
 from tests.stores import launcher_store, loaded_registry, name, registry_store
 from tests.unit.conftest import CATALOG
 from tests.unit.launcher_data import NOW, compiled
 
 BOUND = 5
-
-BLOCK_LOADED = entry(Area.LAUNCHER, "load", "block", Operator("olga"), NOW)
 
 
 @pytest.fixture(autouse=True)
