@@ -1,14 +1,15 @@
 """The guide editors' staff routes against moto on the demo guide (issue 20): the zones with their channel counts
-and last import, a zone's imports, a report, and a new zone that the guide then knows, recorded in the audit trail;
-refused to staff without the guide scope, at the edge and in the domain."""
+and last import, a zone's imports, a report, a new zone that the guide then knows, recorded in the audit trail, and
+a zone's day as a grid; refused to staff without the guide scope, at the edge and in the domain."""
 
 import json
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from ott.callers import Account
 from ott.errors import InsufficientScope
-from ott.tvguide.staff import imports, zones
+from ott.tvguide.staff import GridParams, day_grid, imports, zones
 from ott.tvguide.store import guide_store
 from tests.integration.conftest import invoke, staff_principal
 
@@ -72,6 +73,7 @@ def test_a_zone_out_of_bounds_is_400_and_writes_nothing(demo, zone):
         ("tvguide_staff_imports", None, None),
         ("tvguide_staff_report", {"key": "Europe/Moscow/demo.xml"}, None),
         ("tvguide_staff_create_zone", None, json.dumps({"name": "Europe/Minsk"})),
+        ("tvguide_staff_grid", {"zone": "Europe/Moscow"}, None),
     ],
 )
 def test_staff_without_the_guide_scope_are_refused_at_the_edge(demo, function, query, payload):
@@ -86,3 +88,57 @@ def test_the_domain_refuses_staff_without_the_guide_scope_too(demo):
         zones(guide_store(), moderator)
     with pytest.raises(InsufficientScope):
         imports(guide_store(), moderator, None)
+    with pytest.raises(InsufficientScope):
+        day_grid(guide_store(), moderator, GridParams(zone="Europe/Moscow"), datetime.now(UTC))
+
+
+def moscow_today() -> date:
+    return (datetime.now(UTC) + timedelta(hours=3)).date()  # Moscow keeps UTC+3 all year
+
+
+def test_a_zones_day_as_a_grid_of_channels_by_hours(demo):
+    day = moscow_today()
+    grid = body(invoke("tvguide_staff_grid", query={"zone": "Europe/Moscow"}, principal=EDITOR))
+    assert (grid["zone"], grid["date"], grid["seconds"], len(grid["hours"])) == ("Europe/Moscow", str(day), 86400, 24)
+    assert (grid["start"], grid["hours"][:2]) == (f"{day}T00:00:00+03:00", ["00:00", "01:00"])
+    assert [channel["channelId"] for channel in grid["channels"]] == [101, 102, 103, 104, 105, 106, 107]
+    assert grid["channelsTotal"] == 7 and str(day) in grid["dates"]
+    films = grid["channels"][2]
+    assert (films["alias"], films["titles"]["ru"]) == ("kinoyozh.demo", "Киноёжик")
+    first = films["telecasts"][0]  # the demo's days begin at midnight with the first programme
+    assert (first["fromDayStart"], first["duration"], first["start"]) == (0, 110 * 60, f"{day}T00:00:00+03:00")
+    assert (first["titles"], first["descriptions"]) == ({"ru": "Ёлки", "en": "Yolki"}, {"ru": "Новогодняя комедия"})
+    assert first["categories"][0]["title"] == "Комедия" and first["ageRestriction"] == 6
+    assert first["telecastImages"][0]["location"] == "https://static.demo-telecom.example/films/yolki.jpg"
+    assert first["showId"] > 0
+    ends = [cell["fromDayStart"] + cell["duration"] for cell in films["telecasts"]]
+    assert max(ends) == 86400  # the day's telecasts fill it, the last one cut at midnight
+
+
+def test_a_grid_of_another_day_and_a_page_of_channels(demo):
+    day = moscow_today() + timedelta(days=1)
+    query = {"zone": "Europe/Moscow", "date": str(day), "offset": "5", "limit": "5"}
+    grid = body(invoke("tvguide_staff_grid", query=query, principal=EDITOR))
+    assert (grid["date"], grid["offset"], grid["channelsTotal"]) == (str(day), 5, 7)
+    assert [channel["channelId"] for channel in grid["channels"]] == [106, 107]
+    assert all(channel["telecasts"] for channel in grid["channels"])
+
+
+def test_a_day_without_a_schedule_is_an_empty_grid(demo):
+    query = {"zone": "Europe/Moscow", "date": "2001-01-01"}
+    grid = body(invoke("tvguide_staff_grid", query=query, principal=EDITOR))
+    assert [channel["telecasts"] for channel in grid["channels"]] == [[]] * 7
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ({"zone": "Mars/Base"}, 404),
+        ({"zone": "../etc"}, 400),
+        ({}, 400),
+        ({"zone": "Europe/Moscow", "date": "2026-13-01"}, 400),
+        ({"zone": "Europe/Moscow", "limit": "101"}, 400),
+    ],
+)
+def test_a_grid_of_an_unknown_zone_or_a_bad_date_is_4xx(demo, query, status):
+    assert invoke("tvguide_staff_grid", query=query, principal=EDITOR)["statusCode"] == status

@@ -216,6 +216,28 @@ def test_a_guide_editor_sees_the_demo_zones_opens_a_report_and_creates_a_zone(co
     tab.check_accessibility("guide-audit")
 
 
+def test_a_guide_editor_opens_a_telecast_of_a_zones_day_grid_by_keyboard(console):
+    tab = console()
+    tab.sign_in("guide-editor@example.com", "guide-editor-password")
+    page = tab.page
+    page.get_by_role("link", name="Day grid").click()
+    page.get_by_label("Zone").select_option("Europe/Moscow")
+    page.get_by_text("Europe/Moscow on").wait_for()
+    for channel in ("Perviy Demo", "Kinoyozhik", "Radio Mayak Demo"):  # the demo channels, titled in English
+        page.get_by_role("rowheader", name=channel).wait_for()
+    films = page.locator("tr[data-channel='103']")
+    first = films.get_by_role("button", name="00:00 Yolki")
+    first.focus()
+    page.keyboard.press("Enter")
+    details = page.get_by_role("dialog", name="Yolki")
+    details.get_by_text("Новогодняя комедия").wait_for()
+    details.get_by_text("00:00–01:50, 110 min").wait_for()
+    details.get_by_text("6+").wait_for()
+    tab.check_accessibility("guide-grid")
+    page.keyboard.press("Escape")
+    details.wait_for(state="detached")
+
+
 def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixes(console):
     tab = console()
     tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
@@ -247,7 +269,8 @@ def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):
         assert refused.status_code == 403
         assert 'error="insufficient_scope", scope="channels_engineering"' in refused.headers["WWW-Authenticate"]
         assert refused.headers["Cache-Control"] == "no-store"
-    for method, path in (("GET", "zones.json"), ("GET", "imports.json"), ("POST", "create-zone.json")):
+    guide_routes = (("GET", "zones.json"), ("GET", "imports.json"), ("POST", "create-zone.json"), ("GET", "grid.json"))
+    for method, path in guide_routes:
         refused = requests.request(
             method,
             f"{console_stack.url}/staff/guide/{path}",

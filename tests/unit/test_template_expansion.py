@@ -175,6 +175,11 @@ FUNCTIONS = {
         {**GUIDE_TABLE, **AUDITED},
         {"GuideTable": "dynamodb:GetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
     ),
+    "GuideStaffGridFunction": (
+        ["GET /staff/guide/grid.json"],
+        GUIDE_TABLE,
+        {"GuideTable": "dynamodb:BatchGetItem dynamodb:Query"},
+    ),
     "GuideStaffImportsFunction": (["GET /staff/guide/imports.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
     "GuideStaffReportFunction": (["GET /staff/guide/report.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:GetItem"}),
     "GuideStaffZonesFunction": (["GET /staff/guide/zones.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),

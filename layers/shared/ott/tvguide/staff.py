@@ -1,24 +1,32 @@
 """What the console shows and takes of the guide's zones and imports (staff routes, not in the spec): the zones
-with their channel counts and last import, a zone's imports with their reports, one report, and a new zone. Each
-calls the operator commands' own functions (`ott.tvguide.operations`) after checking the guide scope itself."""
+with their channel counts and last import, a zone's imports with their reports, one report, a new zone, and a
+zone's day as a grid of channels by hours. Each calls the operator commands' own functions
+(`ott.tvguide.operations`) after checking the guide scope itself."""
 
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime, timedelta
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ott.audit import AuditLog
 from ott.audit import entry as audit_entry
 from ott.callers import Staff
 from ott.errors import NotFound
 from ott.staff import Area, require_area
+from ott.storage.database import BATCH_GET_LIMIT
+from ott.tvguide.mapping import GuideTelecast
+from ott.tvguide.models import Category, TelecastImage
 from ott.tvguide.operations import create_zone, import_history, zones_overview
+from ott.tvguide.params import iso_date
 from ott.tvguide.store import GuideStore
-from ott.tvguide.zones import Label, ZoneName
-from ott.wire import UInt32, WireModel
+from ott.tvguide.zones import Label, Zone, ZoneName, day_span, local_date
+from ott.wire import UInt32, UInt64, WireModel
 
 Report = dict[str, Any]  # as the import function stores it (`report_document`, `refusal_document`)
 KEY_CHARS = 1024  # an S3 key's most
+# A grid's page of channels: their days are one BatchGetItem, so a grid is two reads (the channels, their days).
+GRID_CHANNELS = BATCH_GET_LIMIT
+GRID_DEFAULT_CHANNELS = 25
 
 
 class ZoneRow(WireModel):
@@ -107,3 +115,111 @@ def new_zone(store: GuideStore, log: AuditLog, staff: Staff, request: NewZone, n
     after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
     log.write(audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after))
     return ZoneRow(name=zone.name, geo=zone.geo, timezone=zone.timezone, territories=zone.territories, channels=0)
+
+
+class GridParams(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    zone: ZoneName
+    day: Annotated[date, BeforeValidator(iso_date)] | None = Field(None, alias="date")  # zone-local; default: today
+    offset: int = Field(0, ge=0, le=100_000)  # channels skipped, in channel id order
+    limit: int = Field(GRID_DEFAULT_CHANNELS, ge=1, le=GRID_CHANNELS)
+
+
+class GridTelecast(WireModel):
+    """A cell of the grid with everything its details show: every language's titles and descriptions."""
+
+    id: UInt64
+    start: str  # ISO 8601 on the zone's wall clock, with its offset
+    end: str
+    from_day_start: int  # seconds from the day's first instant; negative for one running into the day
+    duration: UInt32  # seconds
+    titles: dict[str, str]
+    descriptions: dict[str, str]
+    categories: list[Category]
+    age_restriction: UInt32 | None = None
+    url: str | None = Field(None, alias="URL")
+    telecast_images: list[TelecastImage] | None = None
+    show_id: UInt32 | None = None
+
+
+class GridChannel(WireModel):
+    channel_id: UInt32
+    alias: str
+    titles: dict[str, str]
+    logo_url: str | None = Field(None, alias="logoURL")
+    telecasts: list[GridTelecast]
+
+
+class DayGrid(WireModel):
+    """A zone's local day: its hours' labels (23 or 25 on a DST change day), a page of the channels it holds a
+    schedule of (`channelsTotal` of them) with their telecasts, and the dates the zone has schedules on."""
+
+    zone: str
+    timezone: str
+    day: date = Field(alias="date")
+    start: str  # the day's first instant, ISO 8601 with the zone's offset
+    seconds: UInt32  # the day's length
+    hours: list[str]  # "HH:MM" of each hour's start on the zone's clock
+    dates: list[date]
+    channels_total: UInt32
+    offset: UInt32
+    channels: list[GridChannel]
+
+
+def day_grid(store: GuideStore, staff: Staff, params: GridParams, now: datetime) -> DayGrid:
+    """A zone's day, channels by hours (two reads: the channels' partition with the configuration, the page's
+    channel-days in one BatchGetItem); NotFound for a zone not configured."""
+    require_area(staff, Area.GUIDE)
+    catalogue = store.catalogue()
+    zone = catalogue.config.zone(params.zone)
+    if zone is None:
+        raise NotFound(f"no zone {params.zone!r}")
+    day = params.day or local_date(now, zone.tz)
+    first, following = day_span(day, zone.tz)
+    numbers = [number for number, record in catalogue.channels.items() if record.dates.get(zone.name)]
+    page = numbers[params.offset : params.offset + params.limit]
+    days = store.days([(zone.name, number, day) for number in page])
+    channels = []
+    for number in page:
+        channel = catalogue.channels[number].channel
+        telecasts = days.get((zone.name, number, day), [])
+        cells = [grid_telecast(telecast, zone, first) for telecast in telecasts if telecast.start < following]
+        titles, logo = channel.titles, channel.logo_url
+        channels.append(
+            GridChannel(channel_id=number, alias=channel.alias, titles=titles, logo_url=logo, telecasts=cells)
+        )
+    return DayGrid(
+        zone=zone.name,
+        timezone=zone.timezone,
+        day=day,
+        start=first.astimezone(zone.tz).isoformat(),
+        seconds=int((following - first).total_seconds()),
+        hours=hour_labels(first, following, zone),
+        dates=sorted({dated for number in numbers for dated in catalogue.channels[number].dates[zone.name]}),
+        channels_total=len(numbers),
+        offset=params.offset,
+        channels=channels,
+    )
+
+
+def grid_telecast(telecast: GuideTelecast, zone: Zone, day_start: datetime) -> GridTelecast:
+    return GridTelecast(
+        id=telecast.id,
+        start=telecast.start.astimezone(zone.tz).isoformat(),
+        end=(telecast.start + timedelta(seconds=telecast.duration)).astimezone(zone.tz).isoformat(),
+        from_day_start=int((telecast.start - day_start).total_seconds()),
+        duration=telecast.duration,
+        titles=telecast.titles,
+        descriptions=telecast.descriptions,
+        categories=telecast.categories,
+        age_restriction=telecast.age_restriction,
+        url=telecast.url,
+        telecast_images=[TelecastImage.model_validate(image._asdict()) for image in telecast.images] or None,
+        show_id=telecast.show_id,
+    )
+
+
+def hour_labels(first: datetime, following: datetime, zone: Zone) -> list[str]:
+    hours = int((following - first).total_seconds()) // 3600
+    return [(first + timedelta(hours=n)).astimezone(zone.tz).strftime("%H:%M") for n in range(hours)]

@@ -5,14 +5,16 @@ import { api, completeSignIn, signIn, signOut } from "./auth.js";
 import { AuditPage } from "./views/audit.js";
 import { ChannelsPage } from "./views/channels.js";
 import { GuidePage } from "./views/guide.js";
+import { GuideGridPage } from "./views/guide_grid.js";
 import { LauncherPage } from "./views/launcher.js";
 import { NichePage } from "./views/niche.js";
 import { RegistryPage } from "./views/registry.js";
 
-// The pages of each area, in the console's order; an area without one shows only its audit trail.
+// The pages of each area, in the console's order; an area without one shows only its audit trail. `views` are
+// an area's further tabs (#/guide/grid), each [label, page].
 const AREAS = {
   launcher: { title: "Launcher moderation", page: LauncherPage },
-  guide: { title: "Programme guide", page: GuidePage },
+  guide: { title: "Programme guide", page: GuidePage, views: { grid: ["Day grid", GuideGridPage] } },
   channels: { title: "Channel configuration", page: ChannelsPage },
   niche_content: { title: "Niche content", page: NichePage },
   registry: { title: "Registry", page: RegistryPage },
@@ -36,9 +38,11 @@ function Navigation({ me, route }) {
 }
 
 function AreaPage({ area, view }) {
-  const Page = AREAS[area].page;
-  const tabs = [...(Page ? [["main", "Work"]] : []), ["audit", "Audit trail"]];
-  const shown = Page && view === "main" ? "main" : "audit";
+  const { page, views = {} } = AREAS[area];
+  const pages = { ...(page ? { main: ["Work", page] } : {}), ...views };
+  const tabs = [...Object.entries(pages).map(([name, [label]]) => [name, label]), ["audit", "Audit trail"]];
+  const shown = view in pages ? view : "audit";
+  const Page = pages[shown]?.[1];
   return html`<section aria-labelledby="area-title">
     <h1 id="area-title">${AREAS[area].title}</h1>
     <p class="tabs">
@@ -47,7 +51,7 @@ function AreaPage({ area, view }) {
           html`<a href="#/${area}/${name}" aria-current=${shown === name ? "page" : undefined}>${label}</a> `,
       )}
     </p>
-    ${shown === "main" ? html`<${Page} />` : html`<${AuditPage} area=${area} />`}
+    ${Page ? html`<${Page} key=${shown} />` : html`<${AuditPage} area=${area} />`}
   </section>`;
 }
 
