@@ -38,6 +38,7 @@ STAFF_READS = (
     "tvguide_staff_imports",
     "tvguide_staff_report",
     "tvguide_staff_grid",
+    "tvguide_staff_configuration",
 )
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start

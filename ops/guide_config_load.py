@@ -1,67 +1,40 @@
 """Load the programme guide's configuration (zones, per-channel overrides, rubrics) from a YAML or JSON file;
 the format is docs/guide-data.md. The whole file is validated first and every problem listed; nothing is
-written when anything is wrong. The file replaces the configuration the guide had (also zones created since).
+written when anything is wrong. The file replaces the configuration the guide had (also zones created since),
+recorded in the audit trail (what changed, by whom: `--by`, default your login name), as the console's editor
+does (`ott.tvguide.operations.replace_configuration`).
 
-    python -m ops.guide_config_load FILE (--stack STACK | --local | --table NAME) [--check]
+    python -m ops.guide_config_load FILE [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+    python -m ops.guide_config_load FILE --check
 """
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, aws_client, output
-from ott.http.request import describe
-from ott.storage.dynamo import DynamoDatabase
-from ott.text import unsafe_text
-from ott.tvguide.config import GuideConfig, duplicates
-from ott.tvguide.store import DynamoGuideStore
+from ops.target import add_operator, add_target, audit_log, database, operator, output
+from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
+from ott.tvguide.operations import replace_configuration
+from ott.tvguide.store import ConfigurationChanged, DynamoGuideStore
 
 
-class ConfigError(ValueError):
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+def read(path: Path) -> object:
+    try:
+        return read_document(path)
+    except DocumentError as error:
+        raise ConfigurationInvalid(error.problems) from None
 
 
 def read_config(path: Path) -> GuideConfig:
-    try:
-        document = read_document(path)
-    except DocumentError as error:
-        raise ConfigError(error.problems) from None
-    if not isinstance(document, dict):
-        raise ConfigError([f"{path}: the file must hold a mapping with zones, channels and rubrics"])
-    problems = unsafe_text(document)
-    try:
-        config = GuideConfig.model_validate(document)
-    except ValidationError as error:
-        problems += describe(error).split("; ") + repeated_keys(document)
-    if problems:
-        raise ConfigError(problems)
-    return config
+    return checked_configuration(read(path))
 
 
-def repeated_keys(document: dict[str, Any]) -> list[str]:
-    """Keys given twice, read from the document itself: found even where other fields are malformed (the
-    model checks them only once every field is valid)."""
-
-    def values(section: str, key: str) -> list[Any]:
-        entries = document.get(section)
-        entries = entries if isinstance(entries, list) else []
-        return [entry[key] for entry in entries if isinstance(entry, dict) and entry.get(key) is not None]
-
-    keys = [("zones", "name"), ("channels", "alias"), ("channels", "channelId"), ("rubrics", "id")]
-    return [problem for section, key in keys for problem in duplicates(f"{section} ({key})", values(section, key))]
-
-
-def load(path: Path, table: str, dynamodb: Any) -> GuideConfig:
-    config = read_config(path)
-    store = DynamoGuideStore(DynamoDatabase(dynamodb), table)
-    _, version = store.configuration()
-    store.save_configuration(config, version)
+def load(path: Path, args: argparse.Namespace) -> GuideConfig:
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
+    log, staff = audit_log(args), operator(args)
+    config, _ = replace_configuration(store, log, staff, read(path), None, datetime.now(UTC), path.name)
     return config
 
 
@@ -69,15 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
     add_target(parser, check=True)
+    add_operator(parser)
     args = parser.parse_args(argv)
     try:
-        if args.check:
-            config = read_config(args.file)
-        else:
-            config = load(args.file, output(args, "GuideTableName"), aws_client(args, "dynamodb"))
-    except ConfigError as error:
-        print(error, file=sys.stderr)
+        config = read_config(args.file) if args.check else load(args.file, args)
+    except ConfigurationInvalid as error:
+        print("\n".join(error.problems), file=sys.stderr)
         return 2
+    except ConfigurationChanged as error:
+        print(error, file=sys.stderr)
+        return 1
     print(
         f"{'valid' if args.check else 'loaded'}: {len(config.zones)} zones, {len(config.channels)} channel "
         f"overrides, {len(config.rubrics)} rubrics"

@@ -2,13 +2,17 @@
 and last import, a zone's imports, a report, a new zone that the guide then knows, recorded in the audit trail, and
 a zone's day as a grid; refused to staff without the guide scope, at the edge and in the domain."""
 
+import copy
 import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from ott.audit import audit_log
 from ott.callers import Account
 from ott.errors import InsufficientScope
+from ott.staff import Area
+from ott.tvguide.operations import replace_configuration
 from ott.tvguide.staff import GridParams, day_grid, imports, zones
 from ott.tvguide.store import guide_store
 from tests.integration.conftest import invoke, staff_principal
@@ -74,6 +78,8 @@ def test_a_zone_out_of_bounds_is_400_and_writes_nothing(demo, zone):
         ("tvguide_staff_report", {"key": "Europe/Moscow/demo.xml"}, None),
         ("tvguide_staff_create_zone", None, json.dumps({"name": "Europe/Minsk"})),
         ("tvguide_staff_grid", {"zone": "Europe/Moscow"}, None),
+        ("tvguide_staff_configuration", None, None),
+        ("tvguide_staff_configuration_save", None, json.dumps({"version": 1, "configuration": {}})),
     ],
 )
 def test_staff_without_the_guide_scope_are_refused_at_the_edge(demo, function, query, payload):
@@ -90,6 +96,9 @@ def test_the_domain_refuses_staff_without_the_guide_scope_too(demo):
         imports(guide_store(), moderator, None)
     with pytest.raises(InsufficientScope):
         day_grid(guide_store(), moderator, GridParams(zone="Europe/Moscow"), datetime.now(UTC))
+    with pytest.raises(InsufficientScope):
+        replace_configuration(guide_store(), audit_log(), moderator, {}, None, datetime.now(UTC), "a file")
+    assert guide_store().configuration()[1] == 1 and audit_log().entries(Area.GUIDE, 10).entries == []
 
 
 def moscow_today() -> date:
@@ -142,3 +151,82 @@ def test_a_day_without_a_schedule_is_an_empty_grid(demo):
 )
 def test_a_grid_of_an_unknown_zone_or_a_bad_date_is_4xx(demo, query, status):
     assert invoke("tvguide_staff_grid", query=query, principal=EDITOR)["statusCode"] == status
+
+
+def stored_configuration() -> dict:
+    return body(invoke("tvguide_staff_configuration", principal=EDITOR))
+
+
+def save(change: dict, status: int = 200) -> dict:
+    return body(invoke("tvguide_staff_configuration_save", body=json.dumps(change), principal=EDITOR), status)
+
+
+def test_an_edited_configuration_is_saved_over_its_version_and_the_public_api_follows(demo):
+    stored = stored_configuration()
+    config, version = stored["configuration"], stored["version"]
+    assert [zone["name"] for zone in config["zones"]] == ["World/Anywhere", "Europe/Moscow", "Asia/Yekaterinburg"]
+    films = next(channel for channel in config["channels"] if channel["alias"] == "kinoyozh.demo")
+    before = dict(films)
+    films["logoURL"] = "https://static.demo-telecom.example/tv/103-new.png"
+    config["rubrics"].append({"id": 5, "title": "Спорт"})
+    assert save({"version": version, "configuration": config, "check": True}) == {"valid": True, "problems": []}
+    assert stored_configuration()["version"] == version  # a check writes nothing
+    assert save({"version": version, "configuration": config}) == {
+        "valid": True,
+        "problems": [],
+        "version": version + 1,
+    }
+    query = {"channel": "103", "fields": "logoURL"}
+    reply = invoke("tvguide_channels", query=query)
+    assert json.loads(reply["body"])["channels"][0]["logoURL"] == "https://static.demo-telecom.example/tv/103-new.png"
+    [entry] = body(invoke("console_audit", query={"area": "guide"}, principal=EDITOR))["entries"]
+    assert (entry["action"], entry["actor"], entry["via"]) == (
+        "replace_configuration",
+        "guide-editor@example.com",
+        "console",
+    )
+    assert entry["before"] == {"channels": {"kinoyozh.demo": before}, "rubrics": {"5": None}}
+    assert entry["after"]["rubrics"] == {"5": {"id": 5, "title": "Спорт"}}
+
+
+def test_a_save_over_a_stale_version_is_409_and_writes_nothing(demo):
+    stored = stored_configuration()
+    save({"version": stored["version"], "configuration": stored["configuration"]})
+    stale = invoke(
+        "tvguide_staff_configuration_save",
+        body=json.dumps({"version": stored["version"], "configuration": {"zones": []}}),
+        principal=EDITOR,
+    )
+    assert stale["statusCode"] == 409 and "reload" in json.loads(stale["body"])["error_description"]
+    assert stored_configuration() == {**stored, "version": stored["version"] + 1}
+
+
+def test_an_invalid_configuration_lists_every_problem_and_writes_nothing(demo):
+    stored = stored_configuration()
+    config = copy.deepcopy(stored["configuration"])
+    config["zones"][1]["timezone"] = "Mars/Olympus"
+    config["zones"].append({"name": "Europe/Moscow"})
+    config["channels"][0]["rubrics"] = [99]
+    config["channels"][1]["ageRestriction"] = 30
+    report = save({"version": stored["version"], "configuration": config})
+    assert report["valid"] is False and "version" not in report
+    for expected in (
+        "zones[1].timezone",
+        "Mars/Olympus",
+        "channels[1].ageRestriction",
+        "zones (name): 'Europe/Moscow'",
+    ):
+        assert any(expected in problem for problem in report["problems"]), (expected, report["problems"])
+    assert stored_configuration() == stored
+    assert body(invoke("console_audit", query={"area": "guide"}, principal=EDITOR))["entries"] == []
+    config["zones"].pop()
+    config["zones"][1]["timezone"] = "Europe/Moscow"
+    config["channels"][1]["ageRestriction"] = 18
+    report = save({"version": stored["version"], "configuration": config, "check": True})
+    assert report == {"valid": False, "problems": ["channel 'perviy.demo': no rubric 99"]}
+
+
+@pytest.mark.parametrize("change", [{"configuration": {}}, {"version": -1, "configuration": {}}, {"version": 1}])
+def test_a_malformed_save_is_400(demo, change):
+    reply = invoke("tvguide_staff_configuration_save", body=json.dumps(change), principal=EDITOR)
+    assert reply["statusCode"] == 400

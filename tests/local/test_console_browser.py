@@ -238,6 +238,54 @@ def test_a_guide_editor_opens_a_telecast_of_a_zones_day_grid_by_keyboard(console
     details.wait_for(state="detached")
 
 
+def served_logo(url: str, channel: int) -> str | None:
+    query = {"channel": channel, "fields": "logoURL"}
+    return requests.get(f"{url}/tvguide/2/channels.json", params=query, timeout=30).json()["channels"][0].get("logoURL")
+
+
+def test_a_guide_editor_saves_the_configuration_and_the_guide_serves_it(console, console_stack):
+    logo = "https://static.demo-telecom.example/tv/103-edited.png"
+    assert served_logo(console_stack.url, 103) != logo
+    tab = console()
+    tab.sign_in("guide-editor@example.com", "guide-editor-password")
+    page = tab.page
+    page.get_by_role("link", name="Configuration").click()
+    page.get_by_text("Channel overrides: 7").wait_for()
+    tab.check_accessibility("guide-configuration")
+    page.get_by_label("XMLTV id of channel override 3", exact=True).wait_for()
+    assert page.get_by_label("XMLTV id of channel override 3", exact=True).input_value() == "kinoyozh.demo"
+
+    page.get_by_label("IANA time zone of zone 2", exact=True).fill("Mars/Olympus")
+    page.get_by_label("Age of channel override 3", exact=True).fill("30")
+    page.get_by_role("button", name="Save the configuration").click()
+    problems = page.get_by_role("alert")
+    problems.get_by_text("Not saved: 2 problems.").wait_for()
+    problems.get_by_text("zones[1].timezone").wait_for()
+    problems.get_by_text("channels[2].ageRestriction").wait_for()
+    tab.check_accessibility()
+    assert served_logo(console_stack.url, 103) != logo
+
+    page.get_by_label("IANA time zone of zone 2", exact=True).fill("Europe/Moscow")
+    page.get_by_label("Age of channel override 3", exact=True).fill("18")
+    page.get_by_label("Logo URL of channel override 3", exact=True).fill(logo)
+    page.get_by_role("button", name="Save the configuration").click()
+    page.get_by_text("Saved as version").wait_for()
+    assert served_logo(console_stack.url, 103) == logo
+
+    other = console()  # a second editor saved meanwhile: this page's version is stale
+    other.sign_in("chief@example.com", "chief-password")
+    other.page.goto(f"{other.url}/console/#/guide/configuration")
+    other.page.get_by_text("Channel overrides: 7").wait_for()
+    page.get_by_role("button", name="Add a rubric").click()
+    page.get_by_label("Id of rubric 5", exact=True).fill("5")
+    page.get_by_label("Title of rubric 5", exact=True).fill("Спорт")
+    page.get_by_role("button", name="Save the configuration").click()
+    page.get_by_text("Saved as version 3.").wait_for()
+    other.page.get_by_label("Title of rubric 4", exact=True).fill("Радио и подкасты")
+    other.page.get_by_role("button", name="Save the configuration").click()
+    other.page.get_by_role("alert").get_by_text("someone else saved the configuration").wait_for()
+
+
 def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixes(console):
     tab = console()
     tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
@@ -269,7 +317,14 @@ def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):
         assert refused.status_code == 403
         assert 'error="insufficient_scope", scope="channels_engineering"' in refused.headers["WWW-Authenticate"]
         assert refused.headers["Cache-Control"] == "no-store"
-    guide_routes = (("GET", "zones.json"), ("GET", "imports.json"), ("POST", "create-zone.json"), ("GET", "grid.json"))
+    guide_routes = (
+        ("GET", "zones.json"),
+        ("GET", "imports.json"),
+        ("POST", "create-zone.json"),
+        ("GET", "grid.json"),
+        ("GET", "configuration.json"),
+        ("POST", "configuration.json"),
+    )
     for method, path in guide_routes:
         refused = requests.request(
             method,

@@ -103,7 +103,7 @@ def test_every_loader_refuses_a_demo_file_with_a_key_written_twice(tmp_path, rea
 def test_the_guide_configuration_and_click_loaders_refuse_a_key_written_twice(tmp_path, capsys):
     config = tmp_path / "guide.yaml"
     config.write_text("zones: []\nrubrics: []\nzones: []\n", encoding="utf-8")
-    with pytest.raises(guide_config_load.ConfigError) as refused:
+    with pytest.raises(guide_config_load.ConfigurationInvalid) as refused:
         guide_config_load.read_config(config)
     assert refused.value.problems == [f"{config}: line 3: key 'zones' is written twice"]
     clicks = tmp_path / "clicks.json"

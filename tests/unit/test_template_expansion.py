@@ -170,6 +170,16 @@ FUNCTIONS = {
         },
     ),
     "GuideScheduleFunction": (["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"], *GUIDE_READER),
+    "GuideStaffConfigurationFunction": (
+        ["GET /staff/guide/configuration.json"],
+        GUIDE_TABLE,
+        {"GuideTable": "dynamodb:GetItem"},
+    ),
+    "GuideStaffConfigurationSaveFunction": (
+        ["POST /staff/guide/configuration.json"],
+        {**GUIDE_TABLE, **AUDITED},
+        {"GuideTable": "dynamodb:GetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
+    ),
     "GuideStaffCreateZoneFunction": (
         ["POST /staff/guide/create-zone.json"],
         {**GUIDE_TABLE, **AUDITED},

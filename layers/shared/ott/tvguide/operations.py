@@ -1,15 +1,21 @@
-"""What operators do with the guide's zones and imports besides importing (docs/guide-data.md, "Zones"): create a
-zone, delete one, list the zones, look at the imports and their reports. Each function takes the store as its
-argument, so the operator commands (`ops.guide_zones`, `ops.guide_import`) and staff routes call the same code."""
+"""What operators do with the guide's zones, configuration and imports besides importing (docs/guide-data.md,
+"Zones"): create a zone, delete one, list the zones, replace the configuration, look at the imports and their
+reports. Each function takes the store (and the audit trail, the staff member where it records a change) as its
+arguments, so the operator commands (`ops.guide_zones`, `ops.guide_config_load`, `ops.guide_import`) and staff
+routes call the same code."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from ott.audit import AuditLog, entry
+from ott.callers import Staff
 from ott.errors import DomainError, InvalidInput, NotFound
-from ott.tvguide.config import GuideConfig
+from ott.staff import Area, require_area
+from ott.tvguide.config import GuideConfig, checked_configuration
 from ott.tvguide.store import ConfigurationChanged, GuideStore
 from ott.tvguide.zones import WORLD, Zone, new_zone
 
@@ -118,6 +124,49 @@ def change_configuration(store: GuideStore, change: Callable[[GuideConfig], Guid
         except ConfigurationChanged:
             if attempt == CONFIG_ATTEMPTS - 1:
                 raise
+
+
+def replace_configuration(
+    store: GuideStore,
+    log: AuditLog,
+    staff: Staff,
+    document: object,
+    version: int | None,
+    now: datetime,
+    source: str,
+) -> tuple[GuideConfig, int]:
+    """Replaces the whole configuration with `document` once it is checked whole (ConfigurationInvalid lists every
+    problem, nothing written), conditionally on `version`, the one the editor read (None: the one read here);
+    ConfigurationChanged (409) when another writer saved since. Recorded in the audit trail with what changed
+    (each zone, channel override and rubric added, changed or removed, before and after), after the write. The
+    configuration saved and its new version."""
+    require_area(staff, Area.GUIDE)
+    config = checked_configuration(document)
+    current, read = store.configuration()
+    if version is not None and version != read:
+        raise ConfigurationChanged(f"the guide configuration is at version {read} now, not {version}: reload it")
+    store.save_configuration(config, read)
+    before, after = changed_entries(current, config)
+    subject = f"configuration version {read + 1}"
+    change = entry(Area.GUIDE, "replace_configuration", subject, staff, now, detail=source, before=before, after=after)
+    log.write(change)
+    return config, read + 1
+
+
+def changed_entries(old: GuideConfig, new: GuideConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The zones, channel overrides and rubrics that differ, by section and key, as they were and as they are
+    (None where one was added or removed): an audit entry stays small whatever the configuration's size."""
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    was, now = (config.model_dump(mode="json", by_alias=True, exclude_none=True) for config in (old, new))
+    for section, key in (("zones", "name"), ("channels", "alias"), ("rubrics", "id")):
+        old_entries = {str(item[key]): item for item in was[section]}
+        new_entries = {str(item[key]): item for item in now[section]}
+        changed = [name for name in {**old_entries, **new_entries} if old_entries.get(name) != new_entries.get(name)]
+        if changed:
+            before[section] = {name: old_entries.get(name) for name in changed}
+            after[section] = {name: new_entries.get(name) for name in changed}
+    return before, after
 
 
 def zones_overview(store: GuideStore) -> list[ZoneOverview]:

@@ -14,9 +14,10 @@ from ott.callers import Staff
 from ott.errors import NotFound
 from ott.staff import Area, require_area
 from ott.storage.database import BATCH_GET_LIMIT
+from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
 from ott.tvguide.mapping import GuideTelecast
 from ott.tvguide.models import Category, TelecastImage
-from ott.tvguide.operations import create_zone, import_history, zones_overview
+from ott.tvguide.operations import create_zone, import_history, replace_configuration, zones_overview
 from ott.tvguide.params import iso_date
 from ott.tvguide.store import GuideStore
 from ott.tvguide.zones import Label, Zone, ZoneName, day_span, local_date
@@ -71,6 +72,29 @@ class ImportReport(BaseModel):
     zone: str | None = None
 
 
+class ConfigurationReply(WireModel):
+    """The configuration as stored and its `version`, which a save names (a stale one gets 409)."""
+
+    version: UInt32
+    configuration: GuideConfig
+
+
+class ConfigurationChange(WireModel):
+    """A whole configuration to save over `version` (the one read), or only to check (`check`: nothing written)."""
+
+    version: UInt32
+    configuration: dict[str, Any]  # checked by the loader's own check, which lists every problem
+    check: bool = False
+
+
+class ConfigurationReport(WireModel):
+    """`valid` with every problem when not (nothing was written then); the saved configuration's `version`."""
+
+    valid: bool
+    problems: list[str] = []
+    version: UInt32 | None = None
+
+
 class NewZone(WireModel):
     name: ZoneName
     geo: list[Label] | None = Field(None, max_length=64)
@@ -115,6 +139,30 @@ def new_zone(store: GuideStore, log: AuditLog, staff: Staff, request: NewZone, n
     after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
     log.write(audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after))
     return ZoneRow(name=zone.name, geo=zone.geo, timezone=zone.timezone, territories=zone.territories, channels=0)
+
+
+def configuration(store: GuideStore, staff: Staff) -> ConfigurationReply:
+    require_area(staff, Area.GUIDE)
+    config, version = store.configuration()
+    return ConfigurationReply(version=version, configuration=config)
+
+
+def save_configuration(
+    store: GuideStore, log: AuditLog, staff: Staff, change: ConfigurationChange, now: datetime
+) -> ConfigurationReport:
+    """The configuration checked whole, then (unless only checked) saved over the version the editor read and
+    recorded in the audit trail; 409 when another save came first."""
+    require_area(staff, Area.GUIDE)
+    try:
+        if change.check:
+            checked_configuration(change.configuration)
+            return ConfigurationReport(valid=True)
+        _, version = replace_configuration(
+            store, log, staff, change.configuration, change.version, now, "the console's editor"
+        )
+    except ConfigurationInvalid as invalid:
+        return ConfigurationReport(valid=False, problems=invalid.problems)
+    return ConfigurationReport(valid=True, version=version)
 
 
 class GridParams(BaseModel):

@@ -5,6 +5,7 @@ import { api, completeSignIn, signIn, signOut } from "./auth.js";
 import { AuditPage } from "./views/audit.js";
 import { ChannelsPage } from "./views/channels.js";
 import { GuidePage } from "./views/guide.js";
+import { GuideConfigPage } from "./views/guide_config.js";
 import { GuideGridPage } from "./views/guide_grid.js";
 import { LauncherPage } from "./views/launcher.js";
 import { NichePage } from "./views/niche.js";
@@ -14,7 +15,11 @@ import { RegistryPage } from "./views/registry.js";
 // an area's further tabs (#/guide/grid), each [label, page].
 const AREAS = {
   launcher: { title: "Launcher moderation", page: LauncherPage },
-  guide: { title: "Programme guide", page: GuidePage, views: { grid: ["Day grid", GuideGridPage] } },
+  guide: {
+    title: "Programme guide",
+    page: GuidePage,
+    views: { grid: ["Day grid", GuideGridPage], configuration: ["Configuration", GuideConfigPage] },
+  },
   channels: { title: "Channel configuration", page: ChannelsPage },
   niche_content: { title: "Niche content", page: NichePage },
   registry: { title: "Registry", page: RegistryPage },
