@@ -10,7 +10,9 @@ import boto3
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.handlers import BUILTIN_HANDLERS
 from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
+from moto.moto_server import werkzeug_app
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+from moto.s3.responses import S3Response
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from local.moto_speedups import speed_up_dynamodb
@@ -61,9 +63,28 @@ class InProcess:
         return AWSResponse(request.url, status, headers, MockRawResponse(body))
 
 
+def answer_cors_as_s3_does() -> None:
+    """Browsers post the console's uploads to the emulator's S3 (ott.uploads), and read its answer only when the
+    bucket's CORS rules allow their origin, as S3 does. moto's server answers every request with
+    `Access-Control-Allow-Origin: *` of its own (off here), and moto's S3 applies a bucket's rules to every method
+    but a POST of a form (added here)."""
+    werkzeug_app.DISABLE_GLOBAL_CORS = True  # read when a service's app is made, at its first request
+    post = S3Response._bucket_response_post
+    if getattr(post, "answers_cors", False):
+        return
+
+    def post_with_cors(self: S3Response, request: Any, bucket_name: str) -> Any:
+        status, headers, body = post(self, request, bucket_name)
+        return status, {**self._get_cors_headers_other(), **headers}, body
+
+    post_with_cors.answers_cors = True  # type: ignore[attr-defined]
+    S3Response._bucket_response_post = post_with_cors  # type: ignore[method-assign]
+
+
 class Emulator:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         speed_up_dynamodb()
+        answer_cors_as_s3_does()
         self.host = host
         self._lock = threading.RLock()  # re-entrant: moto may call AWS itself while it answers
         self.in_process = InProcess(self._lock)

@@ -8,6 +8,8 @@ from typing import Any
 
 from local.template import ACCOUNT, ROOT, Template
 
+# The console's origin under `make run` (its default port); the local stack passes its own.
+LOCAL_CONSOLE_ORIGIN = "http://127.0.0.1:3000"
 TABLE_PROPERTIES = (
     "AttributeDefinitions",
     "KeySchema",
@@ -69,11 +71,16 @@ def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
         sns.create_topic(Name=template.physical_name(logical_id))
 
 
-def create_buckets(template: Template, s3: Any) -> None:
-    """Buckets with their SQS event notifications (the emulator delivers them, a test event first)."""
+def create_buckets(template: Template, s3: Any, console_origin: str) -> None:
+    """Buckets with their SQS event notifications (the emulator delivers them, a test event first) and their CORS
+    rules, which name the console's origin: locally `console_origin` stands for the template's."""
     for logical_id, spec in template.of_type("AWS::S3::Bucket").items():
         name = template.physical_name(logical_id)
         s3.create_bucket(Bucket=name)
+        cors = spec.get("Properties", {}).get("CorsConfiguration", {}).get("CorsRules", [])
+        if cors:
+            rules = [{**cors_rule(rule), "AllowedOrigins": [console_origin]} for rule in cors]
+            s3.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": rules})
         queues = spec.get("Properties", {}).get("NotificationConfiguration", {}).get("QueueConfigurations", [])
         if queues:
             configurations = [
@@ -82,6 +89,15 @@ def create_buckets(template: Template, s3: Any) -> None:
             s3.put_bucket_notification_configuration(
                 Bucket=name, NotificationConfiguration={"QueueConfigurations": configurations}
             )
+
+
+def cors_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """A CorsRules entry of the template as S3's API takes it (but its origins)."""
+    names = {"AllowedMethods": "AllowedMethods", "AllowedHeaders": "AllowedHeaders", "ExposedHeaders": "ExposeHeaders"}
+    taken = {api: rule[field] for field, api in names.items() if field in rule}
+    if "MaxAge" in rule:
+        taken["MaxAgeSeconds"] = int(rule["MaxAge"])
+    return taken
 
 
 def substituted(text: str, values: dict[str, Any]) -> str:
@@ -103,16 +119,16 @@ def create_state_machines(template: Template, stepfunctions: Any) -> None:
         )
 
 
-def create_all(template: Template, clients: Any) -> None:
+def create_all(template: Template, clients: Any, console_origin: str = LOCAL_CONSOLE_ORIGIN) -> None:
     """`clients(service)` gives a boto3 client of the emulated account."""
-    create_stores(template, clients)
+    create_stores(template, clients, console_origin)
     create_state_machines(template, clients("stepfunctions"))
 
 
-def create_stores(template: Template, clients: Any) -> None:
+def create_stores(template: Template, clients: Any, console_origin: str = LOCAL_CONSOLE_ORIGIN) -> None:
     """Everything but the state machines (whose emulator takes seconds to import): tables, secrets, queues and
     topics, buckets."""
     create_tables(template, clients("dynamodb"))
     create_secrets(template, clients("secretsmanager"))
     create_queues_and_topics(template, clients("sqs"), clients("sns"))
-    create_buckets(template, clients("s3"))
+    create_buckets(template, clients("s3"), console_origin)

@@ -92,7 +92,7 @@ class LocalStack:
         """Start the emulator, create the resources, load what every service needs, and serve HTTP in a background
         thread; the rest of the start goes on in another (`ready` says when it is over)."""
         self._start_emulator()
-        create_stores(self.template, client)
+        create_stores(self.template, client, self.base_url)
         seed_registry_and_auth(self.template, client("dynamodb"))
         self._http = make_server(
             self.host,
@@ -174,6 +174,7 @@ class LocalStack:
                 "AWS_SECRET_ACCESS_KEY": "local",
                 "AWS_DEFAULT_REGION": REGION,
                 "MOTO_PORT": str(self._emulator.port),  # moto's Step Functions executor calls back into this server
+                "S3_BROWSER_ENDPOINT": endpoint,  # the console's uploads go to the emulator's S3 (ott.uploads)
                 **self.template.environment(),
             }
         )

@@ -8,8 +8,9 @@ import pytest
 
 from functions.console_files.app import lambda_handler
 from local.invoke import sample_event
-from ott.console.edge import CONTENT_SECURITY_POLICY
-from ott.console.store import STATIC
+from ott.config import reset_settings
+from ott.console.edge import content_security_policy
+from ott.console.store import STATIC, console_settings
 from tests.integration.conftest import Context, invoke, staff_principal
 
 
@@ -24,14 +25,33 @@ def test_the_page_is_served_under_a_strict_policy_and_never_framed():
     assert reply["statusCode"] == 200
     headers = reply["headers"]
     assert headers["Content-Type"].startswith("text/html")
-    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    policy = headers["Content-Security-Policy"]
+    assert policy == content_security_policy(console_settings())
     for directive in ("default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"):
-        assert directive in CONTENT_SECURITY_POLICY
-    assert "unsafe-inline" not in CONTENT_SECURITY_POLICY and "unsafe-eval" not in CONTENT_SECURITY_POLICY
+        assert directive in policy
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
     assert headers["X-Frame-Options"] == "DENY"
     assert headers["Strict-Transport-Security"].startswith("max-age=")
     assert not any(name.lower().startswith("access-control-") for name in headers)  # same origin: no CORS at all
     assert '<script type="module" src="app.js"></script>' in reply["body"]
+
+
+def test_the_console_may_post_uploads_to_the_upload_buckets_and_nowhere_else(monkeypatch):
+    monkeypatch.setenv("CONSOLE_UPLOAD_BUCKETS", "registry-uploads,guide-inbox")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    reset_settings()
+    try:
+        policy = console_file("/console/", None)["headers"]["Content-Security-Policy"]
+    finally:
+        reset_settings()
+    [connect] = [directive for directive in policy.split("; ") if directive.startswith("connect-src")]
+    assert connect.split() == [
+        "connect-src",
+        "'self'",
+        "https://guide-inbox.s3.eu-west-1.amazonaws.com",
+        "https://registry-uploads.s3.eu-west-1.amazonaws.com",
+    ]
+    assert "form-action 'none'" in policy  # the upload is a script's request, not a form's navigation
 
 
 class InlineFinder(HTMLParser):
@@ -63,7 +83,7 @@ def test_scripts_and_styles_are_served_with_their_types_and_an_etag(name, conten
     reply = console_file(f"/console/{name}", name)
     assert reply["statusCode"] == 200
     assert reply["headers"]["Content-Type"] == f"{content_type}; charset=UTF-8"
-    assert reply["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert reply["headers"]["Content-Security-Policy"] == content_security_policy(console_settings())
     again = console_file(f"/console/{name}", name)
     assert again["headers"]["ETag"] == reply["headers"]["ETag"]
 

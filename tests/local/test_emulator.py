@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 import pytest
+import requests
 from botocore.config import Config
 
 from local.emulator import Emulator
@@ -77,3 +78,59 @@ def test_concurrent_writes_and_failing_transactions_neither_fail_nor_lose_writes
         outcomes = Counter(pool.map(call, range(CALLS)))
     assert outcomes == {"written": CALLS // 2, "cancelled": CALLS // 2}
     assert dynamodb.scan(TableName=TABLE, Select="COUNT")["Count"] == 200 + CALLS // 2
+
+
+UPLOADS = {
+    "Resources": {
+        "ConsoleUploadBucket": {
+            "Type": "AWS::S3::Bucket",
+            "Properties": {
+                "CorsConfiguration": {
+                    "CorsRules": [
+                        {"AllowedOrigins": ["https://api.example"], "AllowedMethods": ["POST"], "MaxAge": 600}
+                    ]
+                }
+            },
+        }
+    }
+}
+
+
+def test_a_buckets_cors_rules_let_only_the_consoles_origin_read_the_answer_to_an_upload():
+    # S3 answers a browser's POST of a form with Access-Control-Allow-Origin only for an origin its rules allow;
+    # the emulator's S3 does too (moto's server allowed every origin, and moto's S3 skipped the rules on a POST).
+    from local.resources import create_buckets
+    from local.template import Template
+
+    emulator = Emulator()
+    emulator.start()
+    try:
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=emulator.url,
+            region_name=REGION,
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+            config=Config(signature_version="s3v4"),
+        )
+        create_buckets(Template(UPLOADS, parameters={}), s3, "http://127.0.0.1:3000")
+        form = s3.generate_presigned_post(Bucket="consoleuploadbucket", Key="registry/k/r.yaml", ExpiresIn=60)
+        url = f"{emulator.url}/consoleuploadbucket"
+        for origin, allowed in (("http://127.0.0.1:3000", True), ("https://api.example", False)):
+            posted = requests.post(
+                url, data=form["fields"], files={"file": ("r.yaml", b"x")}, headers={"Origin": origin}, timeout=10
+            )
+            assert posted.status_code == 204
+            assert posted.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+            asked = requests.options(
+                url, headers={"Origin": origin, "Access-Control-Request-Method": "POST"}, timeout=10
+            )
+            assert asked.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+        assert (
+            requests.get(f"{emulator.url}/", headers={"Origin": "https://elsewhere.example"}, timeout=10).headers.get(
+                "Access-Control-Allow-Origin"
+            )
+            is None
+        )
+    finally:
+        emulator.stop()

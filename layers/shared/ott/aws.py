@@ -5,16 +5,24 @@ from typing import Any
 _clients: dict[str, Any] = {}
 
 
-def client(service: str) -> Any:
-    if service not in _clients:
+def client(service: str, signature_version: str | None = None) -> Any:
+    """The process's client of `service`; `signature_version` for one that signs otherwise (S3's presigned forms:
+    "s3v4", which every region takes, where the default client signs them with version 2)."""
+    name = f"{service}:{signature_version}" if signature_version else service
+    if name not in _clients:
         import boto3  # deferred: importing boto3 costs more than a whole handler's import
 
         from ott.observability import trace_outgoing_calls
 
         if not _clients:
             trace_outgoing_calls()
-        _clients[service] = boto3.client(service)
-    return _clients[service]
+        if signature_version:
+            from botocore.config import Config
+
+            _clients[name] = boto3.client(service, config=Config(signature_version=signature_version))
+        else:
+            _clients[name] = boto3.client(service)
+    return _clients[name]
 
 
 def use_client(service: str, instance: Any) -> None:

@@ -26,12 +26,13 @@ def reset_settings() -> None:
 
 
 def key_ids(listed: str) -> frozenset[str]:
-    """A comma-separated list of API key ids, as the template writes it."""
+    """A comma-separated list (of API key ids, of bucket names), as the template writes it."""
     return frozenset(part.strip() for part in listed.split(",") if part.strip())
 
 
-# A settings field of API key ids (the machine routes' `*_API_KEY_IDS`): the template's comma-separated list,
-# parsed once with the settings.
-KeyIds = Annotated[
+# A settings field of names in the template's comma-separated list, parsed once with the settings.
+Names = Annotated[
     frozenset[str], BeforeValidator(lambda listed: key_ids(listed) if isinstance(listed, str) else listed)
 ]
+# API key ids (the machine routes' `*_API_KEY_IDS`).
+KeyIds = Names

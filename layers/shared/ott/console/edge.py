@@ -5,23 +5,29 @@ from ott.console.service import console_config, console_page
 from ott.console.store import ConsoleSettings
 from ott.http.caching import CachePolicy
 from ott.http.request import ApiRequest, Reply
+from ott.uploads import upload_origin
 
-# Scripts, styles and API calls from the console's own origin only; posters' images from wherever the operator
-# keeps them (https); nothing may frame it, and it posts forms nowhere (sign-in is the auth service's page).
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' https: data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    ]
-)
+
+def content_security_policy(settings: ConsoleSettings) -> str:
+    """Scripts, styles and API calls from the console's own origin only, and uploads to the buckets staff upload
+    to (`ott.uploads`); posters' images from wherever the operator keeps them (https); nothing may frame it, and it
+    posts forms nowhere (sign-in is the auth service's page; uploads are posted by script)."""
+    uploads = sorted({upload_origin(bucket, settings.region) for bucket in settings.upload_buckets})
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' https: data:",
+            " ".join(["connect-src 'self'", *uploads]),
+            "base-uri 'none'",
+            "form-action 'none'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
 PAGE_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -39,7 +45,7 @@ CONFIG = "config.json"
 def console_reply(request: ApiRequest, settings: ConsoleSettings) -> Reply:
     """/console redirects to /console/ (relative paths in the page need the slash); /console/ is the page,
     /console/<file> a script or style, /console/config.json what the script needs to sign in."""
-    headers = dict(PAGE_HEADERS)
+    headers = {**PAGE_HEADERS, "Content-Security-Policy": content_security_policy(settings)}
     if request.headers.get("x-forwarded-proto", "https") == "https":
         headers["Strict-Transport-Security"] = HSTS
     name = (request.event.get("pathParameters") or {}).get("file")

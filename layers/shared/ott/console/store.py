@@ -3,10 +3,10 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from ott.audit import AuditLog, audit_log
-from ott.config import EnvSettings, load_settings
+from ott.config import EnvSettings, Names, load_settings
 
 STATIC = Path(__file__).resolve().parent / "static"
 # Text only: the console has no images of its own (posters' images come from where the operator keeps them).
@@ -31,6 +31,9 @@ def console_file(name: str) -> StaticFile | None:
 
 class ConsoleSettings(EnvSettings):
     client_id: str = Field("staff-console", alias="CONSOLE_CLIENT_ID")
+    # The buckets staff upload files to from the console (comma-separated): its policy lets it post to them.
+    upload_buckets: Names = Field(frozenset(), alias="CONSOLE_UPLOAD_BUCKETS")
+    region: str = Field("us-east-1", validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION"))
 
 
 def console_settings() -> ConsoleSettings:
