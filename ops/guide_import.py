@@ -13,7 +13,6 @@ for is fetched later with `python -m ops.guide_zones report KEY`.
 
 import argparse
 import json
-import secrets
 import sys
 import time
 from datetime import UTC, datetime
@@ -29,19 +28,13 @@ from ott.tvguide.importer import (
     report_document,
     unknown_zone,
 )
-from ott.tvguide.inbox import checked_zone, zone_key
-from ott.tvguide.operations import ZoneExists, create_zone
+from ott.tvguide.inbox import checked_zone
+from ott.tvguide.operations import ZoneExists, create_zone, inbox_key
 from ott.tvguide.store import DynamoGuideStore
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import Zone, new_zone
 
 POLL_SECONDS = 0.5
-
-
-def upload_key(zone: str, path: Path) -> str:
-    """A key of its own per upload, so the report waited for is this upload's."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return zone_key(zone, f"{stamp}-{secrets.token_hex(4)}-{path.name}")
 
 
 def wait_for_report(store: DynamoGuideStore, key: str, seconds: float) -> dict[str, Any] | None:
@@ -128,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             report = map_guide(store, source, zone, ids, write=False, held=catalogue.channels)
         print_report({**report_document(report, args.zone), "status": "valid"})
         return 0
-    key = upload_key(args.zone, args.file)
+    key = inbox_key(args.zone, args.file.name, datetime.now(UTC))
     with args.file.open("rb") as guide:
         aws_client(args, "s3").upload_fileobj(guide, output(args, "GuideInboxBucketName"), key)
     result = wait_for_report(store, key, args.wait)

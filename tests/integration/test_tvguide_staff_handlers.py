@@ -79,6 +79,7 @@ def test_a_zone_out_of_bounds_is_400_and_writes_nothing(demo, zone):
         ("tvguide_staff_create_zone", None, json.dumps({"name": "Europe/Minsk"})),
         ("tvguide_staff_grid", {"zone": "Europe/Moscow"}, None),
         ("tvguide_staff_configuration", None, None),
+        ("tvguide_staff_upload", None, json.dumps({"zone": "Europe/Moscow", "fileName": "guide.xml"})),
         ("tvguide_staff_configuration_save", None, json.dumps({"version": 1, "configuration": {}})),
     ],
 )
@@ -230,3 +231,34 @@ def test_an_invalid_configuration_lists_every_problem_and_writes_nothing(demo):
 def test_a_malformed_save_is_400(demo, change):
     reply = invoke("tvguide_staff_configuration_save", body=json.dumps(change), principal=EDITOR)
     assert reply["statusCode"] == 400
+
+
+def upload(change: dict) -> dict:
+    return invoke("tvguide_staff_upload", body=json.dumps(change), principal=EDITOR)
+
+
+def test_an_upload_form_puts_a_guide_of_its_own_in_the_zones_inbox_and_is_audited(demo):
+    form = body(upload({"zone": "Europe/Moscow", "fileName": "guide.xml"}))
+    zone, _, name = form["key"].rpartition("/")
+    assert zone == "Europe/Moscow" and name.endswith("-guide.xml") and form["fields"]["key"] == form["key"]
+    assert form["maxBytes"] == 256 * 1024 * 1024 and "x-amz-signature" in form["fields"]
+    again = body(upload({"zone": "Europe/Moscow", "fileName": "guide.xml"}))
+    assert again["key"] != form["key"]  # no upload replaces another's file (or report)
+    entries = body(invoke("console_audit", query={"area": "guide"}, principal=EDITOR))["entries"]
+    assert [(e["action"], e["subject"], e["detail"]) for e in entries][-1] == ("upload_guide", form["key"], "guide.xml")
+
+
+@pytest.mark.parametrize(
+    ("change", "status"),
+    [
+        ({"zone": "Mars/Base", "fileName": "guide.xml"}, 404),
+        ({"zone": "../etc", "fileName": "guide.xml"}, 400),
+        ({"zone": "Europe/Moscow", "fileName": "../guide.xml"}, 400),
+        ({"zone": "Europe/Moscow", "fileName": "a\nb.xml"}, 400),
+        ({"zone": "Europe/Moscow", "fileName": ""}, 400),
+        ({"zone": "Europe/Moscow"}, 400),
+    ],
+)
+def test_an_upload_into_no_zone_or_of_a_bad_name_is_4xx_and_audits_nothing(demo, change, status):
+    assert upload(change)["statusCode"] == status
+    assert body(invoke("console_audit", query={"area": "guide"}, principal=EDITOR))["entries"] == []

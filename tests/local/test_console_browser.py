@@ -5,6 +5,7 @@ do it. Every page passes axe-core without a serious or critical violation and wi
 pages' screenshots are written to docs/console/ (linked from the README)."""
 
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import requests
@@ -286,6 +287,45 @@ def test_a_guide_editor_saves_the_configuration_and_the_guide_serves_it(console,
     other.page.get_by_role("alert").get_by_text("someone else saved the configuration").wait_for()
 
 
+def uploaded_guide(path, day: date) -> None:
+    """A guide of one programme on the demo's first channel at noon, Moscow time, on `day`."""
+    start = f"{day:%Y%m%d}120000 +0300"
+    stop = f"{day:%Y%m%d}130000 +0300"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<tv><channel id="perviy.demo"><display-name lang="ru">Первый демо'
+        f'</display-name></channel><programme start="{start}" stop="{stop}" channel="perviy.demo">'
+        '<title lang="ru">Загруженная передача</title></programme></tv>\n',
+        encoding="utf-8",
+    )
+
+
+def scheduled_titles(url: str, day: date) -> list[str]:
+    query = {"channel": 101, "geo": "Europe/Moscow", "dates": str(day)}
+    telecasts = requests.get(f"{url}/tvguide/2/schedule.json", params=query, timeout=30).json()["telecastsList"]
+    return [telecast.get("title") for telecast in telecasts]
+
+
+def test_an_uploaded_guide_is_imported_followed_and_answers_schedule(console, console_stack, tmp_path):
+    day = (datetime.now(UTC) + timedelta(hours=3)).date()  # Moscow's today (UTC+3 all year)
+    assert "Загруженная передача" not in scheduled_titles(console_stack.url, day)
+    guide = tmp_path / "uploaded.xml"
+    uploaded_guide(guide, day)
+    tab = console()
+    tab.sign_in("guide-editor@example.com", "guide-editor-password")
+    page = tab.page
+    page.get_by_label("Into zone").select_option("Europe/Moscow")
+    page.get_by_label("XMLTV file").set_input_files(guide)
+    page.get_by_role("button", name="Upload and import").click()
+    page.get_by_role("status").get_by_text("Imported: 1 channels, 1 telecasts.").wait_for(timeout=60_000)
+    report = page.get_by_role("heading", name="Report of Europe/Moscow/")
+    report.wait_for()
+    assert report.inner_text().endswith("-uploaded.xml")
+    tab.check_accessibility("guide-upload")
+    assert "Загруженная передача" in scheduled_titles(console_stack.url, day)
+    page.goto(f"{tab.url}/console/#/guide/audit")
+    page.get_by_role("cell", name="upload_guide", exact=False).first.wait_for()
+
+
 def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixes(console):
     tab = console()
     tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
@@ -324,6 +364,7 @@ def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):
         ("GET", "grid.json"),
         ("GET", "configuration.json"),
         ("POST", "configuration.json"),
+        ("POST", "upload.json"),
     )
     for method, path in guide_routes:
         refused = requests.request(

@@ -35,7 +35,11 @@ AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionD
 # Fn::ForEach and Globals. A change to any of them shows here, in the open.
 FUNCTIONS = {
     "ConsoleAuditFunction": (["GET /staff/audit.json"], AUDITED, {"AuditTable": "dynamodb:Query"}),
-    "ConsoleFilesFunction": (["GET /console", "GET /console/{file+}"], {"CONSOLE_CLIENT_ID": "ConsoleClientId"}, {}),
+    "ConsoleFilesFunction": (
+        ["GET /console", "GET /console/{file+}"],
+        {"CONSOLE_CLIENT_ID": "ConsoleClientId", "CONSOLE_UPLOAD_BUCKETS": "GuideInboxBucket"},
+        {},
+    ),
     "ConsoleMeFunction": (["GET /staff/me.json"], {}, {}),
     "AuthAccountDataFunction": (
         ["GET /auth/2/account/data"],
@@ -192,6 +196,15 @@ FUNCTIONS = {
     ),
     "GuideStaffImportsFunction": (["GET /staff/guide/imports.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
     "GuideStaffReportFunction": (["GET /staff/guide/report.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:GetItem"}),
+    "GuideStaffUploadFunction": (
+        ["POST /staff/guide/upload.json"],
+        {**GUIDE_TABLE, "GUIDE_INBOX_BUCKET": "GuideInboxBucket", **AUDITED},
+        {
+            "GuideTable": "dynamodb:GetItem",
+            "${GuideInboxBucket.Arn}/*": "s3:PutObject",
+            "AuditTable": "dynamodb:PutItem",
+        },
+    ),
     "GuideStaffZonesFunction": (["GET /staff/guide/zones.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
     "GuideTelecastInfoFunction": (
         ["GET /tvguide/2/telecastInfo.json", "GET /tvguide/2/telecastInfo.xml"],

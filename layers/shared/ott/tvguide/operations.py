@@ -4,9 +4,10 @@ reports. Each function takes the store (and the audit trail, the staff member wh
 arguments, so the operator commands (`ops.guide_zones`, `ops.guide_config_load`, `ops.guide_import`) and staff
 routes call the same code."""
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -167,6 +168,14 @@ def changed_entries(old: GuideConfig, new: GuideConfig) -> tuple[dict[str, Any],
             before[section] = {name: old_entries.get(name) for name in changed}
             after[section] = {name: new_entries.get(name) for name in changed}
     return before, after
+
+
+def inbox_key(zone: str, file_name: str, now: datetime) -> str:
+    """Where a guide for `zone` is uploaded (`<zone>/<file name>`, as the import reads it): a key of its own per
+    upload (the time and a random part before the file's name), so that its report is this upload's and no upload
+    replaces another's file. (Not `ott.tvguide.inbox.zone_key`: that module brings the importer along.)"""
+    name = file_name.rpartition("/")[2]
+    return f"{zone}/{now.astimezone(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}-{name}"
 
 
 def zones_overview(store: GuideStore) -> list[ZoneOverview]:

@@ -17,10 +17,11 @@ from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
 from ott.tvguide.mapping import GuideTelecast
 from ott.tvguide.models import Category, TelecastImage
-from ott.tvguide.operations import create_zone, import_history, replace_configuration, zones_overview
+from ott.tvguide.operations import create_zone, import_history, inbox_key, replace_configuration, zones_overview
 from ott.tvguide.params import iso_date
 from ott.tvguide.store import GuideStore
 from ott.tvguide.zones import Label, Zone, ZoneName, day_span, local_date
+from ott.uploads import UploadBucket, UploadForm, upload_form
 from ott.wire import UInt32, UInt64, WireModel
 
 Report = dict[str, Any]  # as the import function stores it (`report_document`, `refusal_document`)
@@ -28,6 +29,9 @@ KEY_CHARS = 1024  # an S3 key's most
 # A grid's page of channels: their days are one BatchGetItem, so a grid is two reads (the channels, their days).
 GRID_CHANNELS = BATCH_GET_LIMIT
 GRID_DEFAULT_CHANNELS = 25
+# An XMLTV guide staff may upload: a week of a large operator's guide is some 100 MB (the import function reads it
+# as a stream in 900 s).
+GUIDE_UPLOAD_BYTES = 256 * 1024 * 1024
 
 
 class ZoneRow(WireModel):
@@ -93,6 +97,13 @@ class ConfigurationReport(WireModel):
     valid: bool
     problems: list[str] = []
     version: UInt32 | None = None
+
+
+class GuideUpload(WireModel):
+    """A guide to upload into `zone`: its file's name (no folder), kept in the key for people."""
+
+    zone: ZoneName
+    file_name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\\\x00-\x1f\x7f]+$")
 
 
 class NewZone(WireModel):
@@ -163,6 +174,21 @@ def save_configuration(
     except ConfigurationInvalid as invalid:
         return ConfigurationReport(valid=False, problems=invalid.problems)
     return ConfigurationReport(valid=True, version=version)
+
+
+def upload_guide(
+    store: GuideStore, inbox: UploadBucket, log: AuditLog, staff: Staff, request: GuideUpload, now: datetime
+) -> UploadForm:
+    """A form to upload a guide into an existing zone (NotFound for another) under a key of its own in the inbox,
+    whose notification starts the import (its report under that key: `report.json`). Recorded in the audit trail:
+    who sent which file where."""
+    require_area(staff, Area.GUIDE)
+    if store.configuration()[0].zone(request.zone) is None:
+        raise NotFound(f"no zone {request.zone!r}; create it first")
+    key = inbox_key(request.zone, request.file_name, now)
+    form = upload_form(inbox, key, GUIDE_UPLOAD_BYTES, now)
+    log.write(audit_entry(Area.GUIDE, "upload_guide", key, staff, now, detail=request.file_name))
+    return form
 
 
 class GridParams(BaseModel):

@@ -1,7 +1,11 @@
 // Guide editors: the zones with their labels, channels and last import; a zone's imports of the week and an
-// import's report (its progress while it runs); a new zone. Uploading a guide stays `ops.guide_import` for now.
+// import's report; a new zone; an XMLTV file uploaded into a zone, its import followed until its report.
 import { html, useEffect, useState } from "../vendor/htm-preact.js";
 import { api } from "../auth.js";
+import { uploadFile } from "../upload.js";
+
+const POLL_MS = 1000;
+const WAIT_MS = 10 * 60 * 1000; // the import starts within seconds of the upload; past this, something is wrong
 
 const when = (epoch) => (epoch ? new Date(epoch * 1000).toISOString().replace(".000Z", "Z") : "");
 const counts = (entry) => entry.error || `${entry.channels ?? 0} channels, ${entry.telecasts ?? 0} telecasts`;
@@ -71,6 +75,66 @@ function Imports({ zone, onReport }) {
   </table>`;
 }
 
+// Where an upload stands: sending, waiting for the import to start, importing (counts so far), done.
+function stage(sent, report) {
+  if (report?.status === "running") return `Importing: ${counts(report)} so far.`;
+  if (report) return `${report.status[0].toUpperCase()}${report.status.slice(1)}: ${counts(report)}.`;
+  if (sent === 1) return "Sent; waiting for the import to start…";
+  return sent === null ? null : `Sending: ${Math.round(sent * 100)}%`;
+}
+
+function Upload({ zones, onDone }) {
+  const [zone, setZone] = useState(zones[0]?.name);
+  const [file, setFile] = useState(null);
+  const [sent, setSent] = useState(null);
+  const [key, setKey] = useState(null);
+  const [report, setReport] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const send = async (event) => {
+    event.preventDefault();
+    setProblem(null), setKey(null), setReport(null), setSent(null);
+    if (!file) return setProblem("Choose an XMLTV file first.");
+    try {
+      const form = await api("/staff/guide/upload.json", { method: "POST", body: { zone, fileName: file.name } });
+      setSent(0);
+      setKey(await uploadFile(form, file, setSent));
+    } catch (error) {
+      setProblem(error.message);
+    }
+  };
+  useEffect(() => {
+    if (!key) return undefined;
+    const until = Date.now() + WAIT_MS;
+    let timer;
+    const poll = () =>
+      api("/staff/guide/report.json", { query: { key } })
+        .then((found) => {
+          setReport(found);
+          if (found.status === "running") timer = setTimeout(poll, POLL_MS);
+          else onDone(key);
+        })
+        .catch((error) => {
+          if (error.status !== 404) return setProblem(error.message);
+          if (Date.now() > until) return setProblem(`The import of ${key} has not started; look for it in the zone's imports later.`);
+          timer = setTimeout(poll, POLL_MS);
+        });
+    poll();
+    return () => clearTimeout(timer);
+  }, [key]);
+  return html`<form onSubmit=${send} aria-label="Upload a guide">
+    <h2>Upload a guide</h2>
+    <label for="upload-zone">Into zone</label>
+    <select id="upload-zone" value=${zone} onChange=${(event) => setZone(event.target.value)}>
+      ${zones.map((row) => html`<option value=${row.name}>${row.name}</option>`)}
+    </select>
+    <label for="upload-file">XMLTV file</label>
+    <input id="upload-file" type="file" onChange=${(event) => setFile(event.target.files[0] || null)} />
+    <button type="submit">Upload and import</button>
+    <p role="status">${stage(sent, report)}</p>
+    ${problem ? html`<p role="alert">${problem}</p>` : null}
+  </form>`;
+}
+
 function NewZone({ onCreated }) {
   const [name, setName] = useState("");
   const [geo, setGeo] = useState("");
@@ -132,5 +196,6 @@ export function GuidePage() {
       : html`<p>Loading…</p>`}
     ${zone ? html`<${Imports} key=${zone} zone=${zone} onReport=${setReportKey} />` : null}
     ${reportKey ? html`<${Report} key=${reportKey} reportKey=${reportKey} onClose=${() => setReportKey(null)} />` : null}
+    ${zones ? html`<${Upload} zones=${zones} onDone=${(key) => (setReportKey(key), reload())} />` : null}
     <${NewZone} onCreated=${created} />`;
 }
