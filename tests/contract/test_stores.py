@@ -36,7 +36,7 @@ from ott.staff import Area
 from ott.storage import ConditionFailed, RecordTooLarge, Update
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
-from ott.tvguide.store import ConfigurationChanged
+from ott.tvguide.store import ConfigurationChanged, DynamoGuideStore
 from ott.tvguide.zones import Zone
 from tests.databases import table
 from tests.stores import (
@@ -462,6 +462,17 @@ def test_the_configuration_changes_only_from_the_version_read(database):
     assert (config.zone(ZONE.name) is not None, version_read) == (True, 1)
     with pytest.raises(ConfigurationChanged):
         store.save_configuration(GuideConfig(), 0)
+
+
+def test_a_staff_change_of_the_configuration_writes_its_audit_entry_in_the_same_transaction(database):
+    store = DynamoGuideStore(database, name("GuideTable"), audit=audit_log(database))
+    now = datetime.fromtimestamp(database.now(), UTC)  # within the audit trail's retention
+    created = entry(Area.GUIDE, "create_zone", f"zone {ZONE.name}", Operator("olga"), now)
+    store.save_configuration(GuideConfig(zones=[ZONE]), 0, created)
+    with pytest.raises(ConfigurationChanged):  # another writer came first: neither the change nor its entry
+        store.save_configuration(GuideConfig(), 0, entry(Area.GUIDE, "create_zone", "zone lost", Operator("o"), now))
+    assert [e.subject for e in audit_log(database).entries(Area.GUIDE, 10).entries] == [f"zone {ZONE.name}"]
+    assert store.configuration()[0].zone(ZONE.name) is not None
 
 
 def test_days_places_channels_and_shows_as_an_import_writes_them(database):

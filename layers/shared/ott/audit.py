@@ -93,11 +93,6 @@ class AuditLog:
         }
         return PutItem(self._table, item, attr("pk").not_exists())
 
-    def write(self, audited: AuditEntry) -> None:
-        """`audited` on its own, for a change made by a store that takes no entry into its write (the guide's
-        configuration): written after the change succeeded."""
-        self._database.write(self.record(audited))
-
     def entries(self, area: Area, limit: int, before: str | None = None) -> AuditPage:
         """An area's entries newest first, `limit` at most, those older than `before` (a page's `next`)."""
         older = attr("sk").lt(before) if before else None

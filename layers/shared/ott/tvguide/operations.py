@@ -4,7 +4,7 @@ argument, so the operator commands (`ops.guide_zones`, `ops.guide_import`) and s
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -12,6 +12,9 @@ from ott.errors import DomainError, InvalidInput, NotFound
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.store import ConfigurationChanged, GuideStore
 from ott.tvguide.zones import WORLD, Zone, new_zone
+
+if TYPE_CHECKING:
+    from ott.audit import AuditEntry
 
 CONFIG_ATTEMPTS = 3
 # The import function's timeout (template.yaml, 900 s) and a minute: a report still `running` after that is of an
@@ -59,10 +62,12 @@ def create_zone(
     geo: list[str] | None = None,
     timezone: str | None = None,
     territories: list[int] | None = None,
+    audited: "Callable[[Zone], AuditEntry] | None" = None,
 ) -> Zone:
     """A new zone in the configuration: InvalidInput for a name, label or time zone out of bounds (nothing
     written), ZoneExists when there is one by that name. Written conditionally on the configuration read, read
-    again when another writer changed it meanwhile."""
+    again when another writer changed it meanwhile; with the audit entry `audited` makes of the zone, in the same
+    transaction."""
     try:
         zone = new_zone(name, geo, timezone, territories)
     except ValidationError as error:
@@ -74,7 +79,7 @@ def create_zone(
             raise ZoneExists(f"zone {name!r} exists")
         return config.model_copy(update={"zones": [*config.zones, zone]})
 
-    change_configuration(store, added)
+    change_configuration(store, added, audited(zone) if audited else None)
     return zone
 
 
@@ -107,13 +112,16 @@ def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
 
 
-def change_configuration(store: GuideStore, change: Callable[[GuideConfig], GuideConfig]) -> None:
-    """Saves `change` of the configuration, conditionally on the version read; reads it again and applies `change`
-    again when another writer changed it meanwhile (up to CONFIG_ATTEMPTS times)."""
+def change_configuration(
+    store: GuideStore, change: Callable[[GuideConfig], GuideConfig], audited: "AuditEntry | None" = None
+) -> None:
+    """Saves `change` of the configuration, conditionally on the version read, with its audit entry when staff
+    made it; reads it again and applies `change` again when another writer changed it meanwhile (up to
+    CONFIG_ATTEMPTS times)."""
     for attempt in range(CONFIG_ATTEMPTS):
         config, version = store.configuration()
         try:
-            store.save_configuration(change(config), version)
+            store.save_configuration(change(config), version, audited)
             return
         except ConfigurationChanged:
             if attempt == CONFIG_ATTEMPTS - 1:

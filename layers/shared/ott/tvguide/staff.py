@@ -7,14 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ott.audit import AuditLog
+from ott.audit import AuditEntry
 from ott.audit import entry as audit_entry
 from ott.callers import Staff
 from ott.errors import NotFound
 from ott.staff import Area, require_area
 from ott.tvguide.operations import create_zone, import_history, zones_overview
 from ott.tvguide.store import GuideStore
-from ott.tvguide.zones import Label, ZoneName
+from ott.tvguide.zones import Label, Zone, ZoneName
 from ott.wire import UInt32, WireModel
 
 Report = dict[str, Any]  # as the import function stores it (`report_document`, `refusal_document`)
@@ -100,10 +100,14 @@ def report(store: GuideStore, staff: Staff, key: str) -> ImportReport:
     return ImportReport.model_validate({**found, "key": key})
 
 
-def new_zone(store: GuideStore, log: AuditLog, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
-    """The zone created (409 when one has its name, nothing written), then recorded in the audit trail."""
+def new_zone(store: GuideStore, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
+    """The zone created (409 when one has its name, nothing written), with its audit entry in the configuration's
+    own transaction (the store is built with the audit log)."""
     require_area(staff, Area.GUIDE)
-    zone = create_zone(store, request.name, request.geo, request.timezone, request.territories)
-    after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
-    log.write(audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after))
+
+    def audited(zone: Zone) -> AuditEntry:
+        after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
+        return audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after)
+
+    zone = create_zone(store, request.name, request.geo, request.timezone, request.territories, audited)
     return ZoneRow(name=zone.name, geo=zone.geo, timezone=zone.timezone, territories=zone.territories, channels=0)
