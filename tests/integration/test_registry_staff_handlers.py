@@ -178,32 +178,25 @@ def test_staff_without_the_registry_scope_cannot_begin_or_follow_a_load_and_unkn
     assert begin("../etc/passwd")["statusCode"] == 400
 
 
+def mark_loading(load_id: str, seconds_ago: int) -> None:
+    """The load as a load function left it: loading, its status last moved `seconds_ago`."""
+    client("dynamodb").update_item(
+        TableName=TEMPLATE.physical_name("RegistryReportsTable"),
+        Key={"reportId": {"S": f"LOAD#{load_id}"}},
+        UpdateExpression="SET #s = :loading, heartbeat = :then",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":loading": {"S": "loading"}, ":then": {"N": str(int(time.time()) - seconds_ago)}},
+    )
+
+
 def test_a_load_whose_function_died_is_taken_over_by_the_events_redelivery(registry):
     started = json.loads(begin()["body"])
     post(started["form"], changed_registry("Москва-Сити"))
     [event] = uploaded_event()
-    reports, key = (
-        TEMPLATE.physical_name("RegistryReportsTable"),
-        {"reportId": {"S": f"LOAD#{started['load']['loadId']}"}},
-    )
-    dead = {":loading": {"S": "loading"}, ":then": {"N": str(int(time.time()) - STALE_SECONDS - 1)}}
-    client("dynamodb").update_item(
-        TableName=reports,
-        Key=key,
-        UpdateExpression="SET #s = :loading, heartbeat = :then",
-        ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues=dead,
-    )
+    mark_loading(started["load"]["loadId"], STALE_SECONDS + 1)
     run_load(event)
     assert json.loads(status(started["load"]["loadId"])["body"])["status"] == "loaded"
     # One that is still running (it moved within STALE_SECONDS) is left alone.
-    alive = {":loading": {"S": "loading"}, ":then": {"N": str(int(time.time()) - 60)}}
-    client("dynamodb").update_item(
-        TableName=reports,
-        Key=key,
-        UpdateExpression="SET #s = :loading, heartbeat = :then",
-        ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues=alive,
-    )
+    mark_loading(started["load"]["loadId"], 60)
     run_load(event)
     assert len(audit_log().entries(Area.REGISTRY, 10).entries) == 1
