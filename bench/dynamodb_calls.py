@@ -7,6 +7,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TextIO
 from urllib.parse import urlencode
 
@@ -39,6 +40,7 @@ STAFF_READS = (
     "tvguide_staff_report",
     "tvguide_staff_grid",
     "tvguide_staff_configuration",
+    "registry_staff_load",
 )
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start
@@ -130,7 +132,8 @@ def report_dynamodb_calls() -> int:
 
 
 def staff_reads(table: TextIO, measure: Callable[[Callable[[], dict]], tuple[Counter[str], dict]]) -> int:
-    """Each staff read on its sample event, after a second channel version (so that a diff has two to read)."""
+    """Each staff read on its sample event, after a second channel version (so that a diff has two to read) and
+    with the registry load its sample asks for."""
     from datetime import UTC, datetime
 
     from local.invoke import context, sample_event
@@ -142,7 +145,9 @@ def staff_reads(table: TextIO, measure: Callable[[Callable[[], dict]], tuple[Cou
 
     document = {**demo_document("channels.yaml"), "title": "bench"}
     valid = validate_configuration(document)
-    publish(channel_store(audit_log()), valid, "bench.yaml", DEMO_OPERATOR, datetime.now(UTC))
+    now = datetime.now(UTC)
+    publish(channel_store(audit_log()), valid, "bench.yaml", DEMO_OPERATOR, now)
+    begin_sample_registry_load(now)
     failures = 0
     for function in STAFF_READS:
         handler = importlib.import_module(f"functions.{function}.app").lambda_handler
@@ -155,6 +160,26 @@ def staff_reads(table: TextIO, measure: Callable[[Callable[[], dict]], tuple[Cou
             raise RuntimeError(f"{function}: {reply['body']}")
         failures += show(table, function.replace("_", " ", 1), calls, STAFF_READ_BAR)
     return failures
+
+
+def begin_sample_registry_load(now: datetime) -> None:
+    from local.invoke import sample_event
+    from local.seed import DEMO_OPERATOR
+    from ott.clock import epoch_seconds
+    from ott.registry.loading import STATUS_KEPT, requester_record
+    from ott.registry.staff import LoadStatus, RegistryLoad
+    from ott.registry.store import registry_store
+
+    load_id = sample_event("registry_staff_load")["queryStringParameters"]["id"]
+    waiting = RegistryLoad(
+        load_id=load_id,
+        source="registry.yaml",
+        status=LoadStatus.WAITING,
+        requested_by=DEMO_OPERATOR.name,
+        requested_at=now,
+        updated_at=now,
+    )
+    registry_store().begin_load(waiting, requester_record(DEMO_OPERATOR), epoch_seconds(now + STATUS_KEPT))
 
 
 def niche_requests():

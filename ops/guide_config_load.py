@@ -32,9 +32,8 @@ def read_config(path: Path) -> GuideConfig:
 
 
 def load(path: Path, args: argparse.Namespace) -> GuideConfig:
-    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
-    log, staff = audit_log(args), operator(args)
-    config, _ = replace_configuration(store, log, staff, read(path), None, datetime.now(UTC), path.name)
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"), audit=audit_log(args))
+    config, _ = replace_configuration(store, operator(args), read(path), None, datetime.now(UTC), path.name)
     return config
 
 

@@ -14,4 +14,4 @@ from ott.tvguide.store import guide_store
 def lambda_handler(request: ApiRequest[None, ConfigurationChange]) -> ConfigurationReport:
     """The whole configuration checked (every problem listed, nothing written when any), then saved over the
     `version` the editor read and recorded in the audit trail; 409 when it changed meanwhile."""
-    return save_configuration(guide_store(), audit_log(), request.account, request.payload, datetime.now(UTC))
+    return save_configuration(guide_store(audit_log()), request.account, request.payload, datetime.now(UTC))

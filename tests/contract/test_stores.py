@@ -24,20 +24,29 @@ from ott.phoneconfirm.records import ConfirmationRequest
 from ott.recordstore import ConcurrentChange, Delete, changed, count_this_hour, created, replaced
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.layout import Listing
-from ott.registry.store import ConcurrentLoad, KnownInfoReport, pinned_registry_store, registry_pointer
+from ott.registry.staff import LoadStatus, RegistryLoad
+from ott.registry.store import (
+    ConcurrentLoad,
+    DynamoRegistryStore,
+    KnownInfoReport,
+    pinned_registry_store,
+    registry_pointer,
+)
 from ott.staff import Area
 from ott.storage import ConditionFailed, RecordTooLarge, Update
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
-from ott.tvguide.store import ConfigurationChanged
+from ott.tvguide.store import ConfigurationChanged, DynamoGuideStore
 from ott.tvguide.zones import Zone
 from tests.databases import table
 from tests.stores import (
+    audit_log,
     auth_store,
     channel_store,
     guide_store,
     launcher_store,
     loaded_registry,
+    name,
     niche_store,
     phone_store,
     registry_store,
@@ -147,6 +156,65 @@ def test_a_second_load_while_one_holds_the_registry_is_refused(database):
     store._begin_load()  # a load that is still writing
     with pytest.raises(ConcurrentLoad):
         registry_store(database).replace_catalog(compile_catalog(parse_catalog(CATALOG)))
+
+
+def test_a_load_with_its_audit_entry_writes_it_with_the_pointer_and_one_that_lost_its_claim_writes_neither(database):
+    loaded_registry(database, compile_catalog(parse_catalog(CATALOG)))
+    store = DynamoRegistryStore(
+        database, name("RegistryTable"), name("RegistryReportsTable"), audit=audit_log(database)
+    )
+    first, second, _ = CATALOG["contractors"]
+    renamed = {**CATALOG, "contractors": [{**first, "name": "Новое имя"}, second]}
+
+    def audited(before: dict, after: dict):
+        now = datetime.fromtimestamp(database.now(), UTC)  # within the audit trail's retention
+        return entry(Area.REGISTRY, "load", "registry", Operator("olga"), now, before=before, after=after)
+
+    store.replace_catalog(compile_catalog(parse_catalog(renamed)), audited)
+    [recorded] = audit_log(database).entries(Area.REGISTRY, 10).entries
+    assert (recorded.before["contractors"], recorded.after["contractors"]) == (3, 2)
+    assert recorded.before["territories"] == recorded.after["territories"] == len(CATALOG["territories"])
+
+    taken_over = DynamoRegistryStore(
+        database, name("RegistryTable"), name("RegistryReportsTable"), audit=audit_log(database)
+    )
+    original = taken_over._publish
+
+    def publish_after_another_load_took_over(*args):
+        database.update(table("RegistryTable"), {"pk": "INDEX", "sk": "current"}, Update().set("pending", 999))
+        original(*args)
+
+    taken_over._publish = publish_after_another_load_took_over
+    with pytest.raises(ConcurrentLoad):
+        taken_over.replace_catalog(compile_catalog(parse_catalog(CATALOG)), audited)
+    assert len(audit_log(database).entries(Area.REGISTRY, 10).entries) == 1
+    assert registry_store(database).select(contractor_ids=[1]).contractors[1].name == "Новое имя"
+
+
+def test_a_console_load_is_claimed_once_and_again_only_once_its_claimant_went_silent(database):
+    store = registry_store(database)
+    now = datetime.fromtimestamp(database.now(), UTC)
+    waiting = RegistryLoad(
+        load_id="0123456789abcdef",
+        source="r.yaml",
+        status=LoadStatus.WAITING,
+        requested_by="olga",
+        requested_at=now,
+        updated_at=now,
+    )
+    store.begin_load(waiting, '{"operator": "olga"}', database.now() + 3600)
+    with pytest.raises(ConditionFailed):
+        store.begin_load(waiting, "{}", database.now() + 3600)
+    claimed = store.claim_load(waiting.load_id, stale_before=database.now() - 960)
+    assert claimed == (waiting, '{"operator": "olga"}')
+    assert store.claim_load(waiting.load_id, stale_before=database.now() - 960) is None
+    assert store.claim_load("ffffffffffffffff", stale_before=database.now()) is None
+    store.save_load(waiting.model_copy(update={"status": LoadStatus.LOADING}))
+    assert store.claim_load(waiting.load_id, stale_before=database.now()) is None  # moved this very second
+    assert store.claim_load(waiting.load_id, stale_before=database.now() + 1) is not None  # silent since
+    store.save_load(waiting.model_copy(update={"status": LoadStatus.LOADED, "written": 3}))
+    assert store.claim_load(waiting.load_id, stale_before=database.now() + 10_000) is None  # done is done
+    assert store.registry_load(waiting.load_id).written == 3
 
 
 def test_a_store_pinned_to_a_pointer_read_elsewhere_reads_no_pointer(database):
@@ -394,6 +462,17 @@ def test_the_configuration_changes_only_from_the_version_read(database):
     assert (config.zone(ZONE.name) is not None, version_read) == (True, 1)
     with pytest.raises(ConfigurationChanged):
         store.save_configuration(GuideConfig(), 0)
+
+
+def test_a_staff_change_of_the_configuration_writes_its_audit_entry_in_the_same_transaction(database):
+    store = DynamoGuideStore(database, name("GuideTable"), audit=audit_log(database))
+    now = datetime.fromtimestamp(database.now(), UTC)  # within the audit trail's retention
+    created = entry(Area.GUIDE, "create_zone", f"zone {ZONE.name}", Operator("olga"), now)
+    store.save_configuration(GuideConfig(zones=[ZONE]), 0, created)
+    with pytest.raises(ConfigurationChanged):  # another writer came first: neither the change nor its entry
+        store.save_configuration(GuideConfig(), 0, entry(Area.GUIDE, "create_zone", "zone lost", Operator("o"), now))
+    assert [e.subject for e in audit_log(database).entries(Area.GUIDE, 10).entries] == [f"zone {ZONE.name}"]
+    assert store.configuration()[0].zone(ZONE.name) is not None
 
 
 def test_days_places_channels_and_shows_as_an_import_writes_them(database):

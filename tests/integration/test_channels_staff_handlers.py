@@ -80,6 +80,17 @@ def test_a_file_with_problems_is_reported_whole_and_nothing_is_served(aws):
     assert body(invoke("channels_staff_versions", principal=ENGINEER)) == {"versions": []}
 
 
+@pytest.mark.parametrize("text", ["", "<tv></tv>", "<!doctype html><html></html>"], ids=["empty", "xmltv", "html"])
+def test_a_file_sent_as_m3u_that_is_no_playlist_is_reported_not_a_server_error(aws, text):
+    # Found by schemathesis on the staff POST routes (tests/local/test_staff_contract.py): it was a 500.
+    reply = load(text, "channels.m3u", format="m3u")
+    assert reply["statusCode"] == 200
+    report = body(reply)
+    assert report["valid"] is False and "version" not in report
+    assert report["problems"] == ["channels.m3u: not an M3U playlist: it does not begin with #EXTM3U"]
+    assert body(invoke("channels_staff_versions", principal=ENGINEER)) == {"versions": []}
+
+
 def test_staff_without_the_channels_scope_are_refused_and_nothing_changes(aws):
     assert load(DEMO_CHANNELS, "channels.yaml")["statusCode"] == 200
     attempts = [

@@ -369,9 +369,9 @@ def test_a_request_during_a_registry_load_sees_the_old_registry_until_the_pointe
     seen: dict[str, list[int]] = {}
     publish = DynamoRegistryStore._publish
 
-    def look_then_publish(self, index, load):
+    def look_then_publish(self, index, load, audited):
         seen["during"] = ids(invoke("launcher_posters", source_ip="198.51.100.7"))  # every new item written
-        publish(self, index, load)
+        publish(self, index, load, audited)
 
     monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
     reload_registry_moving_the_second_contractors_network_to_korolyov()

@@ -7,6 +7,8 @@ import pytest
 import yaml
 
 from ops.registry_load import main
+from ott.audit import audit_log
+from ott.staff import Area
 from tests.conftest import DEMO_REGISTRY, SHARED_DATA
 from tests.integration.conftest import invoke
 
@@ -16,9 +18,21 @@ def items(dynamodb) -> list[dict]:
 
 
 def test_the_demo_file_loads_and_is_served(aws, dynamodb, capsys):
-    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
+    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable", "--audit-table", "AuditTable", "--by", "olga"]) == 0
     assert "2 contractors, 9 territories" in capsys.readouterr().out
-    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable"]) == 0
+    # Recorded as a load from the console is (ott.registry.loading.load_registry), the registry before and after.
+    [recorded] = audit_log().entries(Area.REGISTRY, 10).entries
+    assert (recorded.action, recorded.actor, recorded.via, recorded.detail) == ("load", "olga", "ops", "registry.yaml")
+    assert recorded.before == {name: 0 for name in recorded.after or {}}
+    assert recorded.after == {
+        "contractors": 2,
+        "territories": 9,
+        "areas": 2,
+        "hubs": 2,
+        "hubIsolations": 1,
+        "prefixes": 6,
+    }
+    assert main([str(DEMO_REGISTRY), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
     assert "; 1 item(s) written" in capsys.readouterr().out  # nothing changed: only the pointer moves
     assert json.loads(invoke("registry_areas", query={"area": "2"})["body"])["areas"][0]["name"] == "Санкт-Петербург"
 
@@ -29,7 +43,7 @@ def test_an_invalid_file_writes_nothing(aws, dynamodb, tmp_path, capsys):
     document["territories"].append({"territoryId": 99, "name": "Нигде", "parentId": 77})
     broken = tmp_path / "broken.yaml"
     broken.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
-    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    assert main([str(broken), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 2
     err = capsys.readouterr().err
     assert "unknown contractor 42" in err and "unknown territory 77" in err
     assert items(dynamodb) == []
@@ -41,7 +55,7 @@ def test_text_an_xml_reply_cannot_carry_is_refused_and_nothing_is_written(aws, d
     document["territories"][0]["name"] = f"Мос{bad}ква"
     broken = tmp_path / "broken.json"  # JSON: YAML itself refuses some of these characters
     broken.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    assert main([str(broken), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 2
     assert f"territories[0].name: character U+{ord(bad):04X} is not allowed" in capsys.readouterr().err
     assert items(dynamodb) == []
 
@@ -49,18 +63,18 @@ def test_text_an_xml_reply_cannot_carry_is_refused_and_nothing_is_written(aws, d
 def test_a_file_that_is_not_yaml_writes_nothing(aws, dynamodb, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
-    assert main([str(broken), "--table", "RegistryTable"]) == 2
+    assert main([str(broken), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 2
     assert items(dynamodb) == []
 
 
 def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
-    main([str(DEMO_REGISTRY), "--table", "RegistryTable"])
+    main([str(DEMO_REGISTRY), "--table", "RegistryTable", "--audit-table", "AuditTable"])
     document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
     document["hubIsolations"] = []
     document["prefixes"] = [p for p in document["prefixes"] if p["CIDR"] != "198.51.100.0/24"]
     smaller = tmp_path / "smaller.json"
     smaller.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    assert main([str(smaller), "--table", "RegistryTable"]) == 0
+    assert main([str(smaller), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
 
     def served(function, **query):
         return json.loads(invoke(function, path=f"/registry/2/{function.split('_', 1)[1]}.json", query=query)["body"])
@@ -69,7 +83,7 @@ def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
     cidrs = {p["CIDR"] for c in (1, 2) for p in served("registry_prefixes", contractor=str(c))["prefixes"]}
     assert cidrs == {p["CIDR"] for p in document["prefixes"]}
     # What the reload deleted stays for readers of the previous version until the next load removes it.
-    assert main([str(smaller), "--table", "RegistryTable"]) == 0
+    assert main([str(smaller), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
     kinds = [item["pk"]["S"] for item in items(dynamodb)]
     assert "ISOLATION" not in kinds
     assert kinds.count("PREFIX") == len(document["prefixes"])
@@ -100,7 +114,7 @@ def russian_territories(tmp_path):
 
 def test_a_real_territory_tree_loads_and_is_browsable(aws, russian_territories):
     path, subdivisions, cities = russian_territories
-    assert main([str(path), "--table", "RegistryTable"]) == 0
+    assert main([str(path), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
     assert (subdivisions, cities) == (83, 577)
 
     def territories(**query):
@@ -125,7 +139,7 @@ def test_a_long_list_is_paged_and_beyond_its_bound_a_400_in_the_requested_format
     }
     path = tmp_path / "long.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    assert main([str(path), "--table", "RegistryTable"]) == 0
+    assert main([str(path), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
 
     def ask(fmt, **query):
         return invoke("registry_territories", path=f"/registry/2/territories.{fmt}", query=query)

@@ -61,10 +61,10 @@ def test_a_reader_during_a_load_sees_the_old_registry_until_the_pointer_moves(lo
     seen: dict[str, list[str]] = {}
     publish = DynamoRegistryStore._publish
 
-    def look_then_publish(self, index, load):
+    def look_then_publish(self, index, load, audited):
         reader.index()  # a request starting now, with the new items already written
         seen["during"] = names(reader, territory=4) + names(reader, q="кор") + names(reader, q="подмос")
-        publish(self, index, load)
+        publish(self, index, load, audited)
 
     monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
     document = renamed(renamed(loaded, 5, "Корабельный"), 4, "Подмосковье")
@@ -78,7 +78,7 @@ def test_a_reader_during_a_load_sees_the_old_registry_until_the_pointer_moves(lo
 
 
 def test_a_load_that_never_published_is_never_seen(loaded, monkeypatch):
-    def crash(self, index, load):
+    def crash(self, index, load, audited):
         raise RuntimeError("the operator's laptop went to sleep")
 
     with monkeypatch.context() as patched:
@@ -97,12 +97,12 @@ def test_a_second_load_while_one_is_writing_is_refused_and_the_first_is_publishe
     publish = DynamoRegistryStore._publish
     refused: list[ConcurrentLoad] = []
 
-    def second_load_meanwhile(self, index, load):
+    def second_load_meanwhile(self, index, load, audited):
         try:
             store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 3, "Вторая загрузка"))))
         except ConcurrentLoad as error:
             refused.append(error)
-        publish(self, index, load)
+        publish(self, index, load, audited)
 
     monkeypatch.setattr(DynamoRegistryStore, "_publish", second_load_meanwhile)
     store().replace_catalog(compile_catalog(parse_catalog(renamed(loaded, 5, "Первая загрузка"))))
@@ -168,13 +168,13 @@ def test_a_table_written_before_versions_is_taken_over_without_readers_seeing_a_
     publish = DynamoRegistryStore._publish
     seen = {}
 
-    def look_then_publish(self, index, load):
+    def look_then_publish(self, index, load, audited):
         reader.index()
         seen["during"] = (
             {c.contractor_id for c in reader.contractors()},
             len(reader.select(territory_ids=range(20)).territories),
         )
-        publish(self, index, load)
+        publish(self, index, load, audited)
 
     monkeypatch.setattr(DynamoRegistryStore, "_publish", look_then_publish)
     document = demo_document()

@@ -335,8 +335,55 @@ def test_a_registry_maintainer_browses_the_territories_and_a_contractors_prefixe
     page.get_by_role("button", name="Демо Телеком").click()
     page.get_by_role("cell", name="127.0.0.0/8").wait_for()
     page.get_by_label("Registry file").set_input_files(DEMO_REGISTRY)
+    page.get_by_role("button", name="Check only").click()
     page.get_by_text("Valid: 2 contractors, 9 territories").wait_for()
     tab.check_accessibility("registry")
+
+
+def territory_name(url: str, territory_id: int) -> str:
+    answer = requests.get(f"{url}/registry/2/territories.json", params={"id": territory_id}, timeout=30).json()
+    return answer["territories"][0]["name"]
+
+
+def test_a_registry_maintainer_loads_a_registry_file_and_clients_see_it(console, console_stack, tmp_path):
+    document = yaml.safe_load(DEMO_REGISTRY.read_text(encoding="utf-8"))
+    document["territories"][2]["name"] = "Москва из консоли"  # territory 3
+    changed = tmp_path / "registry.yaml"
+    changed.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    document["prefixes"].append({"CIDR": "192.0.2.0/24", "contractor": 42})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+
+    tab = console()
+    tab.sign_in("registry-maintainer@example.com", "registry-maintainer-password")
+    page = tab.page
+    page.get_by_label("Registry file").set_input_files(broken)
+    page.get_by_role("button", name="Load as the registry").click()  # uploaded to the emulator's S3, then loaded
+    page.get_by_text("The file has problems: nothing was written.").wait_for()
+    page.get_by_text("unknown contractor 42").wait_for()
+    assert territory_name(console_stack.url, 3) == "Москва"
+
+    page.get_by_label("Registry file").set_input_files(changed)
+    page.get_by_role("button", name="Load as the registry").click()
+    page.get_by_text("Loaded: clients see the new registry.").wait_for(timeout=60_000)
+    page.get_by_role("row", name="territories 9 9").wait_for()
+    assert territory_name(console_stack.url, 3) == "Москва из консоли"
+    tab.check_accessibility("registry-load")
+    page.goto(f"{tab.url}/console/#/registry/audit")
+    page.get_by_role("cell", name="load registry").wait_for()
+    tab.check_accessibility()
+
+    # A staff member without the registry scope: their own console's token is refused both routes.
+    other = console()
+    other.sign_in("channel-engineer@example.com", "channel-engineer-password")
+    other.page.get_by_role("link", name="Channel configuration").wait_for()
+    assert other.page.get_by_role("link", name="Registry").count() == 0
+    for method, path in (("POST", "upload.json?source=r.yaml"), ("GET", "load.json?id=0123456789abcdef")):
+        refused = requests.request(
+            method, f"{console_stack.url}/staff/registry/{path}", headers={"Authorization": other.bearer}, timeout=30
+        )
+        assert refused.status_code == 403
+        assert 'error="insufficient_scope", scope="registry_maintenance"' in refused.headers["WWW-Authenticate"]
 
 
 def test_staff_without_the_areas_scope_cannot_do_it(console, console_stack):

@@ -30,6 +30,7 @@ REGISTRY_LIST = (
 # What a function that records staff changes is given: the audit trail and how long it keeps an entry.
 GUIDE_TABLE = {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"}  # the guide's staff
 AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionDays"}
+REGISTRY_REPORTS = {"REGISTRY_TABLE": "RegistryTable", "REGISTRY_REPORTS_TABLE": "RegistryReportsTable"}
 # Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
 # parameter it names), and what its policies allow, by resource: as they were before the template moved to
 # Fn::ForEach and Globals. A change to any of them shows here, in the open.
@@ -37,7 +38,10 @@ FUNCTIONS = {
     "ConsoleAuditFunction": (["GET /staff/audit.json"], AUDITED, {"AuditTable": "dynamodb:Query"}),
     "ConsoleFilesFunction": (
         ["GET /console", "GET /console/{file+}"],
-        {"CONSOLE_CLIENT_ID": "ConsoleClientId", "CONSOLE_UPLOAD_BUCKETS": "GuideInboxBucket"},
+        {
+            "CONSOLE_CLIENT_ID": "ConsoleClientId",
+            "CONSOLE_UPLOAD_BUCKETS": "${RegistryUploadBucket},${GuideInboxBucket}",
+        },
         {},
     ),
     "ConsoleMeFunction": (["GET /staff/me.json"], {}, {}),
@@ -387,6 +391,27 @@ FUNCTIONS = {
     "RegistryNotImplementedFunction": (["ANY /registry/2/{proxy+}"], {}, {}),
     "RegistryPrefixesFunction": (["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"], *REGISTRY_LIST),
     "RegistryStaffCheckFunction": (["POST /staff/registry/check.json"], {}, {}),
+    "RegistryStaffUploadFunction": (
+        ["POST /staff/registry/upload.json"],
+        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket"},
+        {"RegistryReportsTable": "dynamodb:PutItem", "${RegistryUploadBucket.Arn}/registry/*": "s3:PutObject"},
+    ),
+    "RegistryStaffLoadFunction": (
+        ["GET /staff/registry/load.json"],
+        REGISTRY_REPORTS,
+        {"RegistryReportsTable": "dynamodb:GetItem"},
+    ),
+    "RegistryLoadFunction": (
+        [],
+        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket", **AUDITED},
+        {
+            "RegistryTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:GetItem dynamodb:PutItem "
+            "dynamodb:Query dynamodb:UpdateItem",
+            "RegistryReportsTable": "dynamodb:UpdateItem",
+            "AuditTable": "dynamodb:PutItem",
+            "${RegistryUploadBucket.Arn}/registry/*": "s3:GetObject",
+        },
+    ),
     "RegistryTerritoriesFunction": (
         ["GET /registry/2/territories.json", "GET /registry/2/territories.xml"],
         *REGISTRY_LIST,

@@ -109,11 +109,17 @@ def test_the_stage_throttle_is_set_by_the_stack_s_parameters():
 
 def test_no_function_reading_the_registry_runs_longer_than_a_registry_load_waits_after_a_publish_for():
     """A function that took a cached version pointer reads with it until it returns: the wait between loads
-    (ott.registry.store.publish_spacing) counts on LONGEST_REQUEST_SECONDS."""
-    from ott.registry.store import LONGEST_REQUEST_SECONDS
+    (ott.registry.store.publish_spacing) counts on LONGEST_REQUEST_SECONDS. The console's load runs for minutes,
+    and takes no cached pointer: its store reads the pointer afresh (`registry_loader`)."""
+    from ott.registry.store import LONGEST_REQUEST_SECONDS, registry_loader
 
+    assert not registry_loader()._cached
     default = TEMPLATE.document["Globals"]["Function"]["Timeout"]
-    readers = [function for function in TEMPLATE.functions() if "REGISTRY_TABLE" in function.environment]
+    readers = [
+        function
+        for function in TEMPLATE.functions()
+        if "REGISTRY_TABLE" in function.environment and function.logical_id != "RegistryLoadFunction"
+    ]
     assert readers
     for function in readers:
         assert properties(function.logical_id).get("Timeout", default) <= LONGEST_REQUEST_SECONDS, function.logical_id

@@ -94,8 +94,9 @@ class AuditLog:
         return PutItem(self._table, item, attr("pk").not_exists())
 
     def write(self, audited: AuditEntry) -> None:
-        """`audited` on its own, for a change made by a store that takes no entry into its write (the guide's
-        configuration): written after the change succeeded."""
+        """`audited` on its own, for what staff do that writes nothing of a store's: a guide's upload form handed
+        out (the import it starts runs later, from S3's event, without a person). A store's change writes its
+        entry in its own transaction instead (`record`)."""
         self._database.write(self.record(audited))
 
     def entries(self, area: Area, limit: int, before: str | None = None) -> AuditPage:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ott.audit import entry
 from ott.callers import Staff
-from ott.channels.m3u import convert_m3u
+from ott.channels.m3u import NotAPlaylist, convert_m3u
 from ott.channels.models import ChannelList
 from ott.channels.staff import (
     ChannelChange,
@@ -266,6 +266,8 @@ def check_file(text: str, params: UploadParams) -> tuple[ValidConfiguration | No
         valid = validate_configuration(document)
     except (DocumentError, ConfigurationError) as error:
         return None, LoadReport(valid=False, problems=error.problems, notes=notes)
+    except NotAPlaylist as error:  # an empty file, a guide or a web page sent as M3U
+        return None, LoadReport(valid=False, problems=[f"{params.source}: {error}"])
     channel_list = valid.channel_list
     return valid, LoadReport(
         valid=True,

@@ -14,6 +14,7 @@ from ott.recordstore import count_this_hour
 from ott.registry.catalog import (
     CatalogError,
     CatalogIndex,
+    CatalogSnapshot,
     ContractorEntry,
     ServiceEntry,
     TerritoryNode,
@@ -406,15 +407,22 @@ def unknown_method(path: str) -> DomainError:
     return MethodNotImplemented(f"the registry has no method {name[:64]!r} for this HTTP method")
 
 
+def read_registry_file(text: str, source: str) -> CatalogSnapshot:
+    """A registry file (YAML, or JSON by a .json name) read and checked whole as `ops.registry_load` reads it;
+    CatalogError lists every problem. YAML aliases are refused: the file comes from a request or an upload."""
+    try:
+        document = parse_document(text, source, source.lower().endswith(".json"), aliases=False)
+    except DocumentError as error:
+        raise CatalogError(error.problems) from None
+    return compile_catalog(parse_catalog(document))
+
+
 def check_registry_file(staff: Staff, text: str, params: RegistryFileParams) -> RegistryCheck:
-    """A registry file (YAML, or JSON by a .json name) checked whole as `ops.registry_load --check` checks it:
-    every problem listed, nothing written."""
+    """A registry file checked whole as `ops.registry_load --check` checks it: every problem listed, nothing
+    written."""
     require_area(staff, Area.REGISTRY)
     try:
-        document = parse_document(text, params.source, params.source.lower().endswith(".json"), aliases=False)
-        snapshot = compile_catalog(parse_catalog(document))
-    except DocumentError as error:
-        return RegistryCheck(valid=False, problems=error.problems)
+        snapshot = read_registry_file(text, params.source)
     except CatalogError as error:
         return RegistryCheck(valid=False, problems=error.problems)
     return RegistryCheck(

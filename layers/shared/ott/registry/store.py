@@ -22,12 +22,15 @@ import hashlib
 import json
 import math
 import zlib
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
+from ott.audit import AuditEntry, AuditLog, audit_log, recorded
+from ott.clock import epoch_seconds
 from ott.config import EnvSettings, load_settings
 from ott.registry.catalog import (
     CatalogIndex,
@@ -42,16 +45,30 @@ from ott.registry.layout import (
     Kind,
     Listing,
     catalog_items,
+    entities,
     id_key,
     listing_pk,
     name_pk,
 )
 from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
-from ott.storage import ConditionFailed, Database, DeleteItem, Item, Key, PutItem, Table, Update, attr
+from ott.registry.staff import LoadStatus, RegistryLoad
+from ott.storage import (
+    ConditionFailed,
+    Database,
+    DeleteItem,
+    Item,
+    Key,
+    PutItem,
+    Table,
+    TransactionCancelled,
+    Update,
+    attr,
+)
 from ott.storage.cache import hot_item_seconds, hot_items
 from ott.storage.database import BATCH_WRITE_LIMIT
 from ott.storage.dynamo import dynamo_database
+from ott.uploads import S3UploadBucket, upload_bucket
 
 
 @dataclass
@@ -108,7 +125,36 @@ class RegistryStore(Protocol):
     def hub_isolations(self) -> list[HubIsolation]: ...
     def save_report(self, report: KnownInfoReport) -> None: ...
     def increment(self, counter: str, expires_at: int) -> int: ...
-    def replace_catalog(self, snapshot: CatalogSnapshot) -> int: ...
+    def replace_catalog(self, snapshot: CatalogSnapshot, audited: "Audited | None" = None) -> int: ...
+    def begin_load(self, load: RegistryLoad, requester: str, expires_at: int) -> None: ...
+    def registry_load(self, load_id: str) -> RegistryLoad | None: ...
+    def claim_load(self, load_id: str, stale_before: int) -> tuple[RegistryLoad, str] | None: ...
+    def save_load(self, load: RegistryLoad) -> None: ...
+
+
+# What a load replaces and what it publishes, entities by kind ({"contractors": 2, ...}), to the audit entry the
+# publishing write carries.
+Summary = dict[str, int]
+Audited = Callable[[Summary, Summary], AuditEntry]
+SUMMARY_NAMES = {
+    Kind.CONTRACTOR: "contractors",
+    Kind.TERRITORY: "territories",
+    Kind.AREA: "areas",
+    Kind.HUB: "hubs",
+    Kind.ISOLATION: "hubIsolations",
+    Kind.PREFIX: "prefixes",
+}
+
+
+def catalog_summary(snapshot: CatalogSnapshot) -> Summary:
+    counted = Counter(kind for kind, _, _ in entities(snapshot))
+    return {name: counted[kind] for kind, name in SUMMARY_NAMES.items()}
+
+
+def manifest_summary(manifest: dict[str, dict[str, str]]) -> Summary:
+    """The entities a manifest (or the table's unrecorded items) holds, by kind."""
+    counted = Counter(key.partition("\n")[0] for chunk in manifest.values() for key in chunk)
+    return {name: counted[str(kind)] for kind, name in SUMMARY_NAMES.items()}
 
 
 class ConcurrentLoad(RuntimeError):
@@ -200,19 +246,31 @@ def registry_table(name: str) -> Table:
 
 
 def known_info_table(name: str) -> Table:
-    """knownInfo reports and the per-address counters, expiring by `expiresAt`."""
+    """knownInfo reports, the per-address counters and the console's loads, expiring by `expiresAt`."""
     return Table(name, "reportId", ttl="expiresAt")
+
+
+def load_key(load_id: str) -> Key:
+    return {"reportId": f"LOAD#{load_id}"}
 
 
 class DynamoRegistryStore:
     """`cached`: the version pointer as the process's hot items hold it (`ott.storage.cache`, the functions'
     store: `registry_store()`), else read at every `index()`."""
 
-    def __init__(self, database: Database, table: str, reports_table: str, cached: bool = False) -> None:
+    def __init__(
+        self,
+        database: Database,
+        table: str,
+        reports_table: str,
+        cached: bool = False,
+        audit: AuditLog | None = None,
+    ) -> None:
         self._database = database
         self._table = registry_table(table)
         self._reports = known_info_table(reports_table)
         self._cached = cached
+        self._audit = audit
         self._generation: Generation | None = None
         self._pinned: CatalogIndex | None = None
 
@@ -320,13 +378,58 @@ class DynamoRegistryStore:
         """Rate-limit counters live among the reports, keyed `COUNTER#<name>`, and expire by the same TTL."""
         return self._database.count_in_window(self._reports, {"reportId": f"COUNTER#{counter}"}, expires_at)
 
-    def replace_catalog(self, snapshot: CatalogSnapshot) -> int:
+    def begin_load(self, load: RegistryLoad, requester: str, expires_at: int) -> None:
+        """A load from the console, waiting for its file; `requester` is who asked (`ott.registry.loading`)."""
+        item = {
+            **load_key(load.load_id),
+            "doc": load.model_dump_json(by_alias=True),
+            "status": str(load.status),
+            "heartbeat": epoch_seconds(load.updated_at),
+            "requester": requester,
+            "expiresAt": expires_at,
+        }
+        self._database.put(self._reports, item, attr("reportId").not_exists())
+
+    def registry_load(self, load_id: str) -> RegistryLoad | None:
+        item = self._database.get(self._reports, load_key(load_id), consistent=True)
+        return RegistryLoad.model_validate_json(item["doc"]) if item else None
+
+    def claim_load(self, load_id: str, stale_before: int) -> tuple[RegistryLoad, str] | None:
+        """Take the load to validate its file, with who asked for it: once while it waits for its file, again only
+        when the one that took it went silent before `stale_before` (its function died). None otherwise: the
+        event came again, or names no load."""
+        claimed = Update().set("status", str(LoadStatus.VALIDATING)).set("heartbeat", self._database.now())
+        running = attr("status").eq(str(LoadStatus.VALIDATING)) | attr("status").eq(str(LoadStatus.LOADING))
+        unclaimed = attr("status").eq(str(LoadStatus.WAITING)) | (running & attr("heartbeat").lt(stale_before))
+        try:
+            item = self._database.update(self._reports, load_key(load_id), claimed, unclaimed, return_new=True)
+        except ConditionFailed:
+            return None
+        assert item is not None  # noqa: S101 - return_new of an update that passed its condition
+        return RegistryLoad.model_validate_json(item["doc"]), str(item["requester"])
+
+    def save_load(self, load: RegistryLoad) -> None:
+        """The load's progress or end, by the function that claimed it."""
+        progress = (
+            Update()
+            .set("doc", load.model_dump_json(by_alias=True))
+            .set("status", str(load.status))
+            .set("heartbeat", epoch_seconds(load.updated_at))
+        )
+        self._database.update(self._reports, load_key(load.load_id), progress, attr("reportId").exists())
+
+    def replace_catalog(self, snapshot: CatalogSnapshot, audited: Audited | None = None) -> int:
         """Make the table hold `snapshot`, writing only the items that changed; readers switch at once when the
-        pointer moves, last. Returns the number of items written or deleted."""
+        pointer moves, last. Returns the number of items written or deleted. `audited` makes the audit entry from
+        the registry replaced and the one published (their summaries), written in the pointer's transaction; a
+        load without one is demo or test data's (`local/seed.py`, `ops.registry_load.write`)."""
+        if audited is not None and self._audit is None:
+            raise RuntimeError("this store was built without the audit log its loads are recorded in")
         load = self._begin_load()
         try:
             published = self._seen().gen
             old = self._manifest() or self._unrecorded()
+            audited_entry = audited(manifest_summary(old), catalog_summary(snapshot)) if audited else None
             plan = plan_load(old, catalog_items(snapshot))
             before = self._contents(plan.existing)
             before.update({(MANIFEST, chunk): encode_chunk(old[chunk]) for chunk in plan.manifest if old.get(chunk)})
@@ -341,7 +444,7 @@ class DynamoRegistryStore:
                 if start:
                     self._renew(load)
                 self._batch_write(writes[start : start + per_renewal])
-            self._publish(snapshot.index, load)
+            self._publish(snapshot.index, load, audited_entry)
         except BaseException:
             self._release(load)  # an error or Ctrl-C: the next load need not wait for the claim to go stale
             raise
@@ -393,7 +496,8 @@ class DynamoRegistryStore:
         except ConditionFailed:
             raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
 
-    def _publish(self, index: CatalogIndex, load: Generation) -> None:
+    def _publish(self, index: CatalogIndex, load: Generation, audited: AuditEntry | None) -> None:
+        """The pointer switched to this load, with its audit entry in the same transaction when it has one."""
         pointer = {
             **INDEX_KEY,
             "doc": index.model_dump_json(by_alias=True),
@@ -401,9 +505,13 @@ class DynamoRegistryStore:
             "aborted": json.dumps(sorted(load.aborted)),
             "publishedAt": self._database.now(),
         }
+        switch = PutItem(self._table, pointer, attr("pending").eq(load.gen))
         try:
-            self._database.put(self._table, pointer, attr("pending").eq(load.gen))
-        except ConditionFailed:
+            if audited is None:
+                self._database.write(switch)
+            else:
+                self._database.transact([switch, recorded(self._audit, audited)])
+        except (ConditionFailed, TransactionCancelled):
             raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
 
     def _batch_write(self, writes: list[PutItem | DeleteItem]) -> None:
@@ -530,6 +638,21 @@ def versioned(key: ItemKey, doc: str | None, load: int, published: int, before: 
 class RegistrySettings(EnvSettings):
     table: str = Field(alias="REGISTRY_TABLE")
     reports_table: str = Field("", alias="REGISTRY_REPORTS_TABLE")
+
+
+class RegistryUploadSettings(EnvSettings):
+    bucket: str = Field(alias="REGISTRY_UPLOAD_BUCKET")
+
+
+def registry_uploads() -> S3UploadBucket:
+    """The bucket registry files are uploaded to from the console."""
+    return upload_bucket(load_settings(RegistryUploadSettings).bucket)
+
+
+def registry_loader() -> DynamoRegistryStore:
+    """The registry for a load (the console's): its pointer read afresh, its loads recorded in the audit trail."""
+    settings = load_settings(RegistrySettings)
+    return DynamoRegistryStore(dynamo_database(), settings.table, settings.reports_table, audit=audit_log())
 
 
 def registry_store(database: Database | None = None) -> DynamoRegistryStore:

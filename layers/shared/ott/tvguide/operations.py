@@ -8,17 +8,20 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ott.audit import AuditLog, entry
+from ott.audit import entry
 from ott.callers import Staff
 from ott.errors import DomainError, InvalidInput, NotFound
 from ott.staff import Area, require_area
 from ott.tvguide.config import GuideConfig, checked_configuration
 from ott.tvguide.store import ConfigurationChanged, GuideStore
 from ott.tvguide.zones import WORLD, Zone, new_zone
+
+if TYPE_CHECKING:
+    from ott.audit import AuditEntry
 
 CONFIG_ATTEMPTS = 3
 # The import function's timeout (template.yaml, 900 s) and a minute: a report still `running` after that is of an
@@ -66,10 +69,12 @@ def create_zone(
     geo: list[str] | None = None,
     timezone: str | None = None,
     territories: list[int] | None = None,
+    audited: "Callable[[Zone], AuditEntry] | None" = None,
 ) -> Zone:
     """A new zone in the configuration: InvalidInput for a name, label or time zone out of bounds (nothing
     written), ZoneExists when there is one by that name. Written conditionally on the configuration read, read
-    again when another writer changed it meanwhile."""
+    again when another writer changed it meanwhile; with the audit entry `audited` makes of the zone, in the same
+    transaction."""
     try:
         zone = new_zone(name, geo, timezone, territories)
     except ValidationError as error:
@@ -81,7 +86,7 @@ def create_zone(
             raise ZoneExists(f"zone {name!r} exists")
         return config.model_copy(update={"zones": [*config.zones, zone]})
 
-    change_configuration(store, added)
+    change_configuration(store, added, audited(zone) if audited else None)
     return zone
 
 
@@ -114,13 +119,16 @@ def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
 
 
-def change_configuration(store: GuideStore, change: Callable[[GuideConfig], GuideConfig]) -> None:
-    """Saves `change` of the configuration, conditionally on the version read; reads it again and applies `change`
-    again when another writer changed it meanwhile (up to CONFIG_ATTEMPTS times)."""
+def change_configuration(
+    store: GuideStore, change: Callable[[GuideConfig], GuideConfig], audited: "AuditEntry | None" = None
+) -> None:
+    """Saves `change` of the configuration, conditionally on the version read, with its audit entry when staff
+    made it; reads it again and applies `change` again when another writer changed it meanwhile (up to
+    CONFIG_ATTEMPTS times)."""
     for attempt in range(CONFIG_ATTEMPTS):
         config, version = store.configuration()
         try:
-            store.save_configuration(change(config), version)
+            store.save_configuration(change(config), version, audited)
             return
         except ConfigurationChanged:
             if attempt == CONFIG_ATTEMPTS - 1:
@@ -129,7 +137,6 @@ def change_configuration(store: GuideStore, change: Callable[[GuideConfig], Guid
 
 def replace_configuration(
     store: GuideStore,
-    log: AuditLog,
     staff: Staff,
     document: object,
     version: int | None,
@@ -138,19 +145,18 @@ def replace_configuration(
 ) -> tuple[GuideConfig, int]:
     """Replaces the whole configuration with `document` once it is checked whole (ConfigurationInvalid lists every
     problem, nothing written), conditionally on `version`, the one the editor read (None: the one read here);
-    ConfigurationChanged (409) when another writer saved since. Recorded in the audit trail with what changed
-    (each zone, channel override and rubric added, changed or removed, before and after), after the write. The
-    configuration saved and its new version."""
+    ConfigurationChanged (409) when another writer saved since. Recorded in the audit trail, in the same
+    transaction (the store is built with the audit log), with what changed: each zone, channel override and rubric
+    added, changed or removed, before and after. The configuration saved and its new version."""
     require_area(staff, Area.GUIDE)
     config = checked_configuration(document)
     current, read = store.configuration()
     if version is not None and version != read:
         raise ConfigurationChanged(f"the guide configuration is at version {read} now, not {version}: reload it")
-    store.save_configuration(config, read)
     before, after = changed_entries(current, config)
     subject = f"configuration version {read + 1}"
     change = entry(Area.GUIDE, "replace_configuration", subject, staff, now, detail=source, before=before, after=after)
-    log.write(change)
+    store.save_configuration(config, read, change)
     return config, read + 1
 
 

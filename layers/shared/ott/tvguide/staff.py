@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ott.audit import AuditLog
+from ott.audit import AuditEntry, AuditLog
 from ott.audit import entry as audit_entry
 from ott.callers import Staff
 from ott.errors import NotFound
@@ -143,12 +143,16 @@ def report(store: GuideStore, staff: Staff, key: str) -> ImportReport:
     return ImportReport.model_validate({**found, "key": key})
 
 
-def new_zone(store: GuideStore, log: AuditLog, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
-    """The zone created (409 when one has its name, nothing written), then recorded in the audit trail."""
+def new_zone(store: GuideStore, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
+    """The zone created (409 when one has its name, nothing written), with its audit entry in the configuration's
+    own transaction (the store is built with the audit log)."""
     require_area(staff, Area.GUIDE)
-    zone = create_zone(store, request.name, request.geo, request.timezone, request.territories)
-    after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
-    log.write(audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after))
+
+    def audited(zone: Zone) -> AuditEntry:
+        after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
+        return audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after)
+
+    zone = create_zone(store, request.name, request.geo, request.timezone, request.territories, audited)
     return ZoneRow(name=zone.name, geo=zone.geo, timezone=zone.timezone, territories=zone.territories, channels=0)
 
 
@@ -159,17 +163,17 @@ def configuration(store: GuideStore, staff: Staff) -> ConfigurationReply:
 
 
 def save_configuration(
-    store: GuideStore, log: AuditLog, staff: Staff, change: ConfigurationChange, now: datetime
+    store: GuideStore, staff: Staff, change: ConfigurationChange, now: datetime
 ) -> ConfigurationReport:
-    """The configuration checked whole, then (unless only checked) saved over the version the editor read and
-    recorded in the audit trail; 409 when another save came first."""
+    """The configuration checked whole, then (unless only checked) saved over the version the editor read with its
+    audit entry (the store is built with the audit log); 409 when another save came first."""
     require_area(staff, Area.GUIDE)
     try:
         if change.check:
             checked_configuration(change.configuration)
             return ConfigurationReport(valid=True)
         _, version = replace_configuration(
-            store, log, staff, change.configuration, change.version, now, "the console's editor"
+            store, staff, change.configuration, change.version, now, "the console's editor"
         )
     except ConfigurationInvalid as invalid:
         return ConfigurationReport(valid=False, problems=invalid.problems)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import reduce
 from operator import and_
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from pydantic import Field
 
@@ -49,6 +49,9 @@ from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.models import Category, CategoryType, Profile
+
+if TYPE_CHECKING:  # the audit trail only for staff changes: the devices' functions do not import it
+    from ott.audit import AuditEntry, AuditLog
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
@@ -89,7 +92,7 @@ class ZoneDropped:
 
 class GuideStore(Protocol):
     def configuration(self) -> tuple[GuideConfig, int]: ...
-    def save_configuration(self, config: GuideConfig, version: int) -> None: ...
+    def save_configuration(self, config: GuideConfig, version: int, audited: "AuditEntry | None" = None) -> None: ...
     def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue: ...
     def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]: ...
     def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]: ...
@@ -267,10 +270,13 @@ def channel_key(channel_id: int) -> Key:
 
 
 class DynamoGuideStore:
-    def __init__(self, database: Database, table: str, retention_days: int = 0) -> None:
+    def __init__(
+        self, database: Database, table: str, retention_days: int = 0, audit: "AuditLog | None" = None
+    ) -> None:
         self._database = database
         self._table = Table(table, "pk", "sk", ttl="ttl")
         self._retention = retention_days
+        self._audit = audit
         self._pending: list[Item] = []
 
     # ---- configuration and channels
@@ -278,13 +284,19 @@ class DynamoGuideStore:
     def configuration(self) -> tuple[GuideConfig, int]:
         return _config_of(self._database.get(self._table, CONFIG_KEY))
 
-    def save_configuration(self, config: GuideConfig, version: int) -> None:
-        """Conditional on the version read: two writers never lose each other's zones."""
+    def save_configuration(self, config: GuideConfig, version: int, audited: "AuditEntry | None" = None) -> None:
+        """Conditional on the version read: two writers never lose each other's zones. A staff change's audit entry
+        (`audited`) is written in the same transaction: no change without its entry, no entry without its change."""
         item = {**CONFIG_KEY, "doc": pack(config.model_dump(mode="json", by_alias=True)), "version": version + 1}
         unchanged = attr("pk").not_exists() if version == 0 else attr("version").eq(version)
+        writes = [PutItem(self._table, item, unchanged)]
+        if audited is not None:
+            from ott.audit import recorded  # staff changes only: the devices' functions never import the trail
+
+            writes.append(recorded(self._audit, audited))
         try:
-            self._database.put(self._table, item, unchanged)
-        except ConditionFailed:
+            self._database.write_together(writes)
+        except (ConditionFailed, TransactionCancelled):
             raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
 
     def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue:
@@ -549,9 +561,10 @@ class GuideSettings(EnvSettings):
     inbox_bucket: str = Field("", alias="GUIDE_INBOX_BUCKET")
 
 
-def guide_store() -> DynamoGuideStore:
+def guide_store(audit: "AuditLog | None" = None) -> DynamoGuideStore:
+    """The guide over the process's DynamoDB; with the audit log its staff changes are recorded in."""
     settings = load_settings(GuideSettings)
-    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days)
+    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days, audit)
 
 
 class GuideInbox(Protocol):

@@ -1,8 +1,9 @@
 // Registry maintainers: the territories tree, the contractors and their prefixes, read from the registry's own
-// public methods (what every client sees), and a registry file checked whole before it is loaded (loading it stays
-// `ops.registry_load`, which runs the same check).
+// public methods (what every client sees), and a registry file checked whole, or loaded (uploaded to storage, then
+// loaded as `ops.registry_load` loads it: checked whole first).
 import { html, useEffect, useState } from "../vendor/htm-preact.js";
 import { api } from "../auth.js";
+import { uploadFile } from "../upload.js";
 
 function Territory({ territory }) {
   const [children, setChildren] = useState(null);
@@ -47,30 +48,110 @@ function Prefixes({ contractor }) {
   </table>`;
 }
 
-function FileCheck() {
-  const [report, setReport] = useState(null);
+// What each status of a load from the console means for the maintainer.
+const LOAD_STATES = {
+  waiting: "Waiting for the file to reach storage…",
+  validating: "Checking the whole file…",
+  invalid: "The file has problems: nothing was written.",
+  loading: "Loading: the registry changes when every item is written…",
+  loaded: "Loaded: clients see the new registry.",
+  failed: "Not loaded: nothing was published.",
+};
+const FINAL = new Set(["invalid", "loaded", "failed"]);
+const KINDS = {
+  contractors: "Contractors",
+  territories: "Territories",
+  areas: "Areas",
+  hubs: "Hubs",
+  hubIsolations: "Hub isolations",
+  prefixes: "Prefixes",
+};
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function Summary({ load }) {
+  return html`<table>
+    <caption>The registry before and after the load</caption>
+    <thead><tr><th scope="col">Kind</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+    <tbody>
+      ${Object.entries(KINDS).map(
+        ([kind, title]) => html`<tr><th scope="row">${title}</th><td>${load.before[kind]}</td><td>${load.after[kind]}</td></tr>`,
+      )}
+    </tbody>
+  </table>
+  <p>${load.written} items written (what changed).</p>`;
+}
+
+function LoadReport({ load, sent }) {
+  return html`<div class="report" role="status" aria-live="polite" data-status=${load ? load.status : "uploading"}>
+    ${load === null
+      ? html`<label for="registry-upload-progress">Uploading the file</label>
+          <progress id="registry-upload-progress" max="1" value=${sent}>${Math.round(sent * 100)} %</progress>`
+      : html`<p>${LOAD_STATES[load.status]}</p>`}
+    ${load && load.problems.length
+      ? html`<p>${load.problems.length} problems:</p><ul>${load.problems.map((line) => html`<li>${line}</li>`)}</ul>`
+      : null}
+    ${load && load.detail ? html`<p>${load.detail}</p>` : null}
+    ${load && load.status === "loaded" ? html`<${Summary} load=${load} />` : null}
+  </div>`;
+}
+
+// A registry file checked whole, or loaded: uploaded straight to storage (upload.js), loaded asynchronously by the
+// same function as `ops.registry_load` (checked whole first), its status polled until it ends.
+function RegistryFile({ onLoaded }) {
+  const [file, setFile] = useState(null);
+  const [check, setCheck] = useState(null);
+  const [load, setLoad] = useState(undefined);
+  const [sent, setSent] = useState(0);
   const [problem, setProblem] = useState(null);
-  const check = async (event) => {
-    const file = event.target.files[0];
-    if (!file) return;
+  const checkOnly = async () => {
+    if (!file) return setProblem("Choose a file first.");
     try {
-      setReport(await api("/staff/registry/check.json", { method: "POST", query: { source: file.name }, body: await file.text() }));
+      setCheck(await api("/staff/registry/check.json", { method: "POST", query: { source: file.name }, body: await file.text() }));
+      setLoad(undefined);
       setProblem(null);
     } catch (error) {
       setProblem(error.message);
     }
   };
-  return html`<h2>Check a registry file</h2>
-    <label for="registry-file">Registry file (YAML or JSON)</label>
-    <input id="registry-file" type="file" accept=".yaml,.yml,.json" onChange=${check} />
+  const loadFile = async (event) => {
+    event.preventDefault();
+    if (!file) return setProblem("Choose a file first.");
+    setCheck(null);
+    setProblem(null);
+    setSent(0);
+    setLoad(null);
+    try {
+      const started = await api("/staff/registry/upload.json", { method: "POST", query: { source: file.name } });
+      await uploadFile(started.form, file, setSent);
+      let current = started.load;
+      while (!FINAL.has(current.status)) {
+        setLoad(current);
+        await pause(1000);
+        current = await api("/staff/registry/load.json", { query: { id: current.loadId } });
+      }
+      setLoad(current);
+      if (current.status === "loaded") onLoaded();
+    } catch (error) {
+      setLoad(undefined);
+      setProblem(error.message);
+    }
+  };
+  return html`<h2>Load a registry file</h2>
+    <form onSubmit=${loadFile} aria-label="Load the registry from a file">
+      <label for="registry-file">Registry file (YAML or JSON)</label>
+      <input id="registry-file" type="file" accept=".yaml,.yml,.json" onChange=${(event) => setFile(event.target.files[0])} />
+      <button type="button" class="secondary" onClick=${checkOnly}>Check only</button>
+      <button type="submit">Load as the registry</button>
+    </form>
     ${problem ? html`<p role="alert">${problem}</p>` : null}
-    ${report
-      ? html`<div role="status">
-          ${report.valid
-            ? html`<p>Valid: ${report.contractors} contractors, ${report.territories} territories, ${report.areas} areas,
-                ${report.hubs} hubs, ${report.prefixes} prefixes, ${report.services} services. Load it with
-                <code>ops.registry_load</code>.</p>`
-            : html`<p>${report.problems.length} problems:</p><ul>${report.problems.map((line) => html`<li>${line}</li>`)}</ul>`}
+    ${load !== undefined ? html`<${LoadReport} load=${load} sent=${sent} />` : null}
+    ${check
+      ? html`<div class="report" role="status">
+          ${check.valid
+            ? html`<p>Valid: ${check.contractors} contractors, ${check.territories} territories, ${check.areas} areas,
+                ${check.hubs} hubs, ${check.prefixes} prefixes, ${check.services} services. Nothing was written.</p>`
+            : html`<p>${check.problems.length} problems: nothing was written.</p>
+                <ul>${check.problems.map((line) => html`<li>${line}</li>`)}</ul>`}
         </div>`
       : null}`;
 }
@@ -80,6 +161,7 @@ export function RegistryPage() {
   const [contractors, setContractors] = useState(null);
   const [chosen, setChosen] = useState(null);
   const [problem, setProblem] = useState(null);
+  const [loads, setLoads] = useState(0); // a load from the console shows the new registry at once
   useEffect(() => {
     api("/registry/2/territories.json", { query: { territory: "0", limit: "500" } })
       .then((answer) => setRoots(answer.territories))
@@ -87,12 +169,14 @@ export function RegistryPage() {
     api("/registry/2/contractors.json", { query: { limit: "500" } })
       .then((answer) => setContractors(answer.contractors))
       .catch((error) => setProblem(error.message));
-  }, []);
+  }, [loads]);
   if (problem) return html`<p role="alert">${problem}</p>`;
   return html`<h2>Territories</h2>
     ${roots === null
       ? html`<p>Loading…</p>`
-      : html`<ul class="tree">${roots.map((root) => html`<${Territory} key=${root.territoryId} territory=${root} />`)}</ul>`}
+      : html`<ul class="tree">
+          ${roots.map((root) => html`<${Territory} key=${`${loads}-${root.territoryId}`} territory=${root} />`)}
+        </ul>`}
     <h2>Contractors</h2>
     ${contractors === null
       ? html`<p>Loading…</p>`
@@ -109,5 +193,5 @@ export function RegistryPage() {
           </tbody>
         </table>`}
     ${chosen ? html`<${Prefixes} key=${chosen.contractorId} contractor=${chosen} />` : null}
-    <${FileCheck} />`;
+    <${RegistryFile} onLoaded=${() => setLoads((count) => count + 1)} />`;
 }

@@ -1,0 +1,176 @@
+"""Loading a registry file, the one way to change the registry (`load_registry`: `ops.registry_load` and the
+console's upload both call it), and the console's asynchronous load (docs/decisions.md, "The registry for staff").
+
+From the console: `start_upload` gives the browser a form to post the file to S3 (`ott.uploads`) and records the
+load, waiting; the bucket's event reaches `load_uploads` through SQS, which claims the load (a redelivered event
+finds it claimed and does nothing), checks the file whole as the loader does (problems listed, nothing written),
+then loads it; the console polls `load_status`."""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ott.audit import AuditEntry, entry
+from ott.callers import Account, Operator, Staff
+from ott.clock import epoch_seconds
+from ott.errors import NotFound, PayloadTooLarge
+from ott.observability import logger
+from ott.registry.catalog import CatalogError, CatalogSnapshot
+from ott.registry.service import read_registry_file
+from ott.registry.staff import LoadStatus, RegistryFileParams, RegistryLoad, RegistryLoadParams, RegistryUpload
+from ott.registry.store import ConcurrentLoad, RegistryStore, Summary
+from ott.staff import Area, require_area
+from ott.uploads import UploadBucket, upload_form, upload_key, uploaded_objects
+
+# Uploads go under this prefix of the registry's upload bucket: `registry/<load id>/<file name>`.
+PREFIX = "registry"
+# A registry at scale (issue 11: 60k territories, 100k prefixes) is a few tens of MB of YAML.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+# A load's status is kept this long; the audit trail keeps the load itself.
+STATUS_KEPT = timedelta(days=30)
+# A claimed load that has not moved for this long died with its function (the template's 900-second timeout):
+# the event's redelivery takes it over.
+STALE_SECONDS = 960
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    written: int
+    before: Summary
+    after: Summary
+
+
+def load_registry(
+    store: RegistryStore, staff: Staff, snapshot: CatalogSnapshot, source: str, now: datetime
+) -> LoadOutcome:
+    """Replace the registry with `snapshot` (a file checked whole), recorded in the audit trail with the
+    registry it replaced and the one it published, in the publishing write. ConcurrentLoad: nothing published."""
+    require_area(staff, Area.REGISTRY)
+    summaries: list[Summary] = []
+
+    def audited(before: Summary, after: Summary) -> AuditEntry:
+        summaries.extend([before, after])
+        return entry(Area.REGISTRY, "load", "registry", staff, now, detail=source, before=before, after=after)
+
+    written = store.replace_catalog(snapshot, audited)
+    before, after = summaries
+    return LoadOutcome(written, before, after)
+
+
+def start_upload(
+    store: RegistryStore, bucket: UploadBucket, staff: Staff, params: RegistryFileParams, now: datetime
+) -> RegistryUpload:
+    """A load of the file `params.source`, waiting for it, and the form the browser posts it to storage with."""
+    require_area(staff, Area.REGISTRY)
+    key = upload_key(PREFIX, params.source)
+    load = RegistryLoad(
+        load_id=key.split("/")[1],
+        source=params.source,
+        status=LoadStatus.WAITING,
+        requested_by=staff.name,
+        requested_at=now,
+        updated_at=now,
+    )
+    store.begin_load(load, requester_record(staff), epoch_seconds(now + STATUS_KEPT))
+    return RegistryUpload(load=load, form=upload_form(bucket, key, MAX_FILE_BYTES, now))
+
+
+def load_status(store: RegistryStore, staff: Staff, params: RegistryLoadParams) -> RegistryLoad:
+    """Where a load from the console is: waiting for its file, validating, invalid (its problems), loading,
+    loaded or failed."""
+    require_area(staff, Area.REGISTRY)
+    load = store.registry_load(params.id)
+    if load is None:
+        raise NotFound(f"no registry load {params.id}")
+    return load
+
+
+def load_uploads(store: RegistryStore, bucket: UploadBucket, body: str, clock: Callable[[], datetime]) -> None:
+    """Load every registry file an S3 event names, each once: a load already claimed (the event delivered again)
+    or a key that names no load is passed over. Storage failures raise after the load is marked failed."""
+    for uploaded in uploaded_objects(body):
+        prefix, _, rest = uploaded.key.partition("/")
+        load_id = rest.partition("/")[0]
+        claimed = store.claim_load(load_id, epoch_seconds(clock()) - STALE_SECONDS) if prefix == PREFIX else None
+        if claimed is None:
+            logger.info("registry upload passed over: no load waits for it", extra={"key": uploaded.key})
+            continue
+        load, requester = claimed
+        _load_upload(store, bucket, uploaded.key, load, staff_of(requester), clock)
+
+
+def _load_upload(
+    store: RegistryStore,
+    bucket: UploadBucket,
+    key: str,
+    load: RegistryLoad,
+    staff: Staff,
+    clock: Callable[[], datetime],
+) -> None:
+    try:
+        snapshot = read_registry_file(bucket.read(key, MAX_FILE_BYTES).decode("utf-8"), load.source)
+    except CatalogError as error:
+        _moved(store, load, LoadStatus.INVALID, clock, problems=error.problems)
+        return
+    except PayloadTooLarge as error:
+        _moved(store, load, LoadStatus.INVALID, clock, problems=[f"{load.source}: {error}"])
+        return
+    except UnicodeDecodeError:
+        _moved(store, load, LoadStatus.INVALID, clock, problems=[f"{load.source}: not UTF-8 text"])
+        return
+    loading = _moved(store, load, LoadStatus.LOADING, clock)
+    try:
+        outcome = load_registry(store, staff, snapshot, load.source, clock())
+    except ConcurrentLoad as error:
+        _moved(store, loading, LoadStatus.FAILED, clock, detail=str(error))
+        return
+    except Exception as error:
+        detail = f"the load broke off ({type(error).__name__}); nothing was published: upload the file again"
+        _moved(store, loading, LoadStatus.FAILED, clock, detail=detail)
+        raise
+    _moved(
+        store,
+        loading,
+        LoadStatus.LOADED,
+        clock,
+        before=outcome.before,
+        after=outcome.after,
+        written=outcome.written,
+    )
+
+
+def _moved(
+    store: RegistryStore, load: RegistryLoad, status: LoadStatus, clock: Callable[[], datetime], **fields: object
+) -> RegistryLoad:
+    moved = load.model_copy(update={"status": status, "updated_at": clock(), **fields})
+    store.save_load(moved)
+    return moved
+
+
+def requester_record(staff: Staff) -> str:
+    """Who asked for a load, kept with it for the load's own check and audit entry."""
+    if isinstance(staff, Operator):
+        return json.dumps({"operator": staff.name})
+    return json.dumps(
+        {
+            "accountId": staff.account_id,
+            "clientId": staff.client_id,
+            "scopes": sorted(staff.scopes),
+            "username": staff.username,
+        }
+    )
+
+
+def staff_of(record: str) -> Staff:
+    """The staff member a load was asked for by, with the scopes their token had then."""
+    fields = json.loads(record)
+    if "operator" in fields:
+        return Operator(fields["operator"])
+    return Account(
+        account_id=fields["accountId"],
+        client_id=fields["clientId"],
+        scopes=frozenset(fields["scopes"]),
+        address="",
+        username=fields["username"],
+    )
