@@ -2,9 +2,13 @@
 in-process and every other caller (operator commands with `--local`, moto's own Step Functions executions) over
 HTTP on loopback."""
 
+import base64
+import json
 import threading
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
+from xml.sax.saxutils import escape
 
 import boto3
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
@@ -63,28 +67,66 @@ class InProcess:
         return AWSResponse(request.url, status, headers, MockRawResponse(body))
 
 
-def answer_cors_as_s3_does() -> None:
-    """Browsers post the console's uploads to the emulator's S3 (ott.uploads), and read its answer only when the
-    bucket's CORS rules allow their origin, as S3 does. moto's server answers every request with
-    `Access-Control-Allow-Origin: *` of its own (off here), and moto's S3 applies a bucket's rules to every method
-    but a POST of a form (added here)."""
+def refusal(status: int, code: str, message: str) -> tuple[int, dict[str, str], str]:
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{escape(message)}</Message></Error>'
+    )
+    return status, {"Content-Type": "application/xml"}, body
+
+
+def refused_by_policy(fields: dict[str, str], bucket: str, size: int, now: datetime) -> Any:
+    """S3's answer to a form whose signed policy does not allow the upload (expired, another key or bucket, a size
+    out of its range), or None when it allows it or there is none. The signature is not checked (moto checks no
+    credentials either)."""
+    encoded = fields.get("policy")
+    if encoded is None:
+        return None
+    policy = json.loads(base64.b64decode(encoded))
+    if datetime.fromisoformat(policy["expiration"].replace("Z", "+00:00")) < now:
+        return refusal(403, "AccessDenied", "Invalid according to Policy: Policy expired.")
+    for condition in policy.get("conditions", []):
+        if isinstance(condition, list) and condition[0] == "content-length-range":
+            if size > int(condition[2]):
+                return refusal(400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size")
+            if size < int(condition[1]):
+                return refusal(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed size")
+            continue
+        if isinstance(condition, dict):
+            ((name, wanted),) = condition.items()
+            operator = "eq"
+        else:
+            operator, name, wanted = condition[0], condition[1].lstrip("$"), condition[2]
+        given = bucket if name == "bucket" else fields.get(name.lower(), "")
+        if not (given == wanted if operator == "eq" else given.startswith(wanted)):
+            failed = json.dumps([operator, f"${name}", wanted])
+            return refusal(403, "AccessDenied", f"Invalid according to Policy: Policy Condition failed: {failed}")
+    return None
+
+
+def answer_forms_as_s3_does() -> None:
+    """Browsers post the console's uploads to the emulator's S3 (ott.uploads) as a form with a signed policy, and
+    read its answer only when the bucket's CORS rules allow their origin. moto's server answered every request with
+    `Access-Control-Allow-Origin: *` of its own (off here), and moto's S3 applied no bucket rule to a form's POST nor
+    its policy's conditions (both added here), so a browser test would pass where S3 refuses."""
     werkzeug_app.DISABLE_GLOBAL_CORS = True  # read when a service's app is made, at its first request
     post = S3Response._bucket_response_post
-    if getattr(post, "answers_cors", False):
+    if getattr(post, "as_s3_does", False):
         return
 
-    def post_with_cors(self: S3Response, request: Any, bucket_name: str) -> Any:
-        status, headers, body = post(self, request, bucket_name)
+    def post_as_s3_does(self: S3Response, request: Any, bucket_name: str) -> Any:
+        fields = {name.lower(): values[0] for name, values in self.querystring.items()}
+        refused = refused_by_policy(fields, bucket_name, len(self.raw_body or b""), datetime.now(UTC))
+        status, headers, body = refused or post(self, request, bucket_name)
         return status, {**self._get_cors_headers_other(), **headers}, body
 
-    post_with_cors.answers_cors = True  # type: ignore[attr-defined]
-    S3Response._bucket_response_post = post_with_cors  # type: ignore[method-assign]
+    post_as_s3_does.as_s3_does = True  # type: ignore[attr-defined]
+    S3Response._bucket_response_post = post_as_s3_does  # type: ignore[method-assign]
 
 
 class Emulator:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         speed_up_dynamodb()
-        answer_cors_as_s3_does()
+        answer_forms_as_s3_does()
         self.host = host
         self._lock = threading.RLock()  # re-entrant: moto may call AWS itself while it answers
         self.in_process = InProcess(self._lock)

@@ -88,7 +88,7 @@ def test_a_maintainer_uploads_a_changed_registry_and_it_is_loaded_once_with_its_
     started = json.loads(reply["body"])
     load, form = started["load"], started["form"]
     assert load["status"] == "waiting" and load["requestedBy"] == "registry-maintainer@example.com"
-    assert form["key"] == f"registry/{load['loadId']}/registry.yaml" and form["fields"]["key"] == form["key"]
+    assert form["key"] == f"registry/{load['loadId']}-registry.yaml" and form["fields"]["key"] == form["key"]
     assert json.loads(status(load["loadId"])["body"])["status"] == "waiting"
 
     post(form, changed_registry("Москва-Сити"))
@@ -159,7 +159,7 @@ def test_a_load_that_finds_another_running_fails_and_publishes_nothing(registry)
 
 def test_an_object_no_load_waits_for_is_passed_over(registry):
     client("s3").put_object(
-        Bucket=TEMPLATE.physical_name("RegistryUploadBucket"), Key="registry/0000000000000000/x.yaml", Body=b"x"
+        Bucket=TEMPLATE.physical_name("RegistryUploadBucket"), Key="registry/0000000000000000-x.yaml", Body=b"x"
     )
     client("s3").put_object(Bucket=TEMPLATE.physical_name("RegistryUploadBucket"), Key="elsewhere/x.yaml", Body=b"x")
     for event in uploaded_event(2):

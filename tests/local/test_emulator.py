@@ -96,41 +96,67 @@ UPLOADS = {
 }
 
 
-def test_a_buckets_cors_rules_let_only_the_consoles_origin_read_the_answer_to_an_upload():
+@pytest.fixture
+def emulated_s3() -> Iterator[tuple[Emulator, object]]:
+    """An emulator and an S3 client of it over HTTP, signing forms as the functions do (version 4)."""
+    emulator = Emulator()
+    emulator.start()
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=emulator.url,
+        region_name=REGION,
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        config=Config(signature_version="s3v4"),
+    )
+    try:
+        yield emulator, s3
+    finally:
+        emulator.stop()
+
+
+def test_a_buckets_cors_rules_let_only_the_consoles_origin_read_the_answer_to_an_upload(emulated_s3):
     # S3 answers a browser's POST of a form with Access-Control-Allow-Origin only for an origin its rules allow;
     # the emulator's S3 does too (moto's server allowed every origin, and moto's S3 skipped the rules on a POST).
     from local.resources import create_buckets
     from local.template import Template
 
-    emulator = Emulator()
-    emulator.start()
-    try:
-        s3 = boto3.client(
-            "s3",
-            endpoint_url=emulator.url,
-            region_name=REGION,
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-            config=Config(signature_version="s3v4"),
+    emulator, s3 = emulated_s3
+    create_buckets(Template(UPLOADS, parameters={}), s3, "http://127.0.0.1:3000")
+    form = s3.generate_presigned_post(
+        Bucket="consoleuploadbucket", Key="registry/k-r.yaml", Conditions=[["content-length-range", 1, 10]]
+    )
+    url = f"{emulator.url}/consoleuploadbucket"
+    for origin, allowed in (("http://127.0.0.1:3000", True), ("https://api.example", False)):
+        posted = requests.post(
+            url, data=form["fields"], files={"file": ("r.yaml", b"x")}, headers={"Origin": origin}, timeout=10
         )
-        create_buckets(Template(UPLOADS, parameters={}), s3, "http://127.0.0.1:3000")
-        form = s3.generate_presigned_post(Bucket="consoleuploadbucket", Key="registry/k/r.yaml", ExpiresIn=60)
-        url = f"{emulator.url}/consoleuploadbucket"
-        for origin, allowed in (("http://127.0.0.1:3000", True), ("https://api.example", False)):
-            posted = requests.post(
-                url, data=form["fields"], files={"file": ("r.yaml", b"x")}, headers={"Origin": origin}, timeout=10
-            )
-            assert posted.status_code == 204
-            assert posted.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
-            asked = requests.options(
-                url, headers={"Origin": origin, "Access-Control-Request-Method": "POST"}, timeout=10
-            )
-            assert asked.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
-        assert (
-            requests.get(f"{emulator.url}/", headers={"Origin": "https://elsewhere.example"}, timeout=10).headers.get(
-                "Access-Control-Allow-Origin"
-            )
-            is None
-        )
-    finally:
-        emulator.stop()
+        assert posted.status_code == 204
+        assert posted.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+        asked = requests.options(url, headers={"Origin": origin, "Access-Control-Request-Method": "POST"}, timeout=10)
+        assert asked.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+    elsewhere = requests.get(f"{emulator.url}/", headers={"Origin": "https://elsewhere.example"}, timeout=10)
+    assert elsewhere.headers.get("Access-Control-Allow-Origin") is None
+
+
+def test_the_emulators_s3_refuses_a_form_as_s3_does_when_its_policy_does_not_allow_the_upload(emulated_s3):
+    # moto stored whatever a form posted; S3 holds it to the policy the route signed (ott.uploads).
+    emulator, s3 = emulated_s3
+    s3.create_bucket(Bucket="uploads")
+    url = f"{emulator.url}/uploads"
+
+    def posted(content: bytes, key: str = "registry/k-r.yaml", seconds: int = 60) -> requests.Response:
+        range_ = [["content-length-range", 1, 10]]
+        form = s3.generate_presigned_post(Bucket="uploads", Key=key, Conditions=range_, ExpiresIn=seconds)
+        fields = {**form["fields"], "key": "registry/other.yaml"} if key == "forged" else form["fields"]
+        return requests.post(url, data=fields, files={"file": ("r.yaml", content)}, timeout=10)
+
+    assert posted(b"x" * 10).status_code == 204
+    too_large = posted(b"x" * 11)
+    assert too_large.status_code == 400 and "<Code>EntityTooLarge</Code>" in too_large.text
+    assert posted(b"").status_code == 400
+    forged = posted(b"x", key="forged")  # the key changed after the route signed another
+    assert forged.status_code == 403 and "Policy Condition failed" in forged.text
+    expired = posted(b"x", seconds=-1)
+    assert expired.status_code == 403 and "Policy expired" in expired.text
+    assert [item["Key"] for item in s3.list_objects_v2(Bucket="uploads")["Contents"]] == ["registry/k-r.yaml"]

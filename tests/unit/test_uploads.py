@@ -9,11 +9,13 @@ from ott.config import reset_settings
 from ott.uploads import bucket_url, upload_key, upload_origin, uploaded_objects
 
 
-def test_a_key_is_under_the_prefix_unique_and_keeps_only_the_files_name():
-    first, second = upload_key("registry", "../../etc/registry.yaml"), upload_key("registry", "registry.yaml")
-    prefix, token, name = first.split("/")
+def test_a_key_is_directly_under_the_prefix_unique_and_keeps_only_the_files_name():
+    first, second = upload_key("registry", "../../etc/registry.yaml"), upload_key("Europe/Moscow", "guide.xml")
+    prefix, _, rest = first.partition("/")
+    token, _, name = rest.partition("-")
     assert prefix == "registry" and len(token) == 16 and name == "registry.yaml"
-    assert first != second
+    assert second.rpartition("/")[0] == "Europe/Moscow"  # the guide's inbox reads the zone so
+    assert upload_key("registry", "registry.yaml") != upload_key("registry", "registry.yaml")
 
 
 @pytest.fixture

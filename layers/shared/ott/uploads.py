@@ -57,8 +57,9 @@ def upload_origin(bucket: str, region: str) -> str:
 
 
 def upload_key(prefix: str, file_name: str) -> str:
-    """`<prefix>/<random>/<file name>`: a key no other upload takes, which still names the file for people."""
-    return f"{prefix}/{secrets.token_hex(8)}/{file_name.rpartition('/')[2]}"
+    """`<prefix>/<random>-<file name>`: a key no other upload takes, which still names the file for people, directly
+    under the prefix (the guide's inbox reads its zone from everything before the last `/`)."""
+    return f"{prefix}/{secrets.token_hex(8)}-{file_name.rpartition('/')[2]}"
 
 
 class UploadBucket(Protocol):

@@ -23,7 +23,7 @@ from ott.registry.store import ConcurrentLoad, RegistryStore, Summary
 from ott.staff import Area, require_area
 from ott.uploads import UploadBucket, upload_form, upload_key, uploaded_objects
 
-# Uploads go under this prefix of the registry's upload bucket: `registry/<load id>/<file name>`.
+# Uploads go under this prefix of the registry's upload bucket: `registry/<load id>-<file name>`.
 PREFIX = "registry"
 # A registry at scale (issue 11: 60k territories, 100k prefixes) is a few tens of MB of YAML.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -65,7 +65,7 @@ def start_upload(
     require_area(staff, Area.REGISTRY)
     key = upload_key(PREFIX, params.source)
     load = RegistryLoad(
-        load_id=key.split("/")[1],
+        load_id=load_id_of(key),
         source=params.source,
         status=LoadStatus.WAITING,
         requested_by=staff.name,
@@ -90,8 +90,8 @@ def load_uploads(store: RegistryStore, bucket: UploadBucket, body: str, clock: C
     """Load every registry file an S3 event names, each once: a load already claimed (the event delivered again)
     or a key that names no load is passed over. Storage failures raise after the load is marked failed."""
     for uploaded in uploaded_objects(body):
-        prefix, _, rest = uploaded.key.partition("/")
-        load_id = rest.partition("/")[0]
+        prefix = uploaded.key.partition("/")[0]
+        load_id = load_id_of(uploaded.key)
         claimed = store.claim_load(load_id, epoch_seconds(clock()) - STALE_SECONDS) if prefix == PREFIX else None
         if claimed is None:
             logger.info("registry upload passed over: no load waits for it", extra={"key": uploaded.key})
@@ -146,6 +146,11 @@ def _moved(
     moved = load.model_copy(update={"status": status, "updated_at": clock(), **fields})
     store.save_load(moved)
     return moved
+
+
+def load_id_of(key: str) -> str:
+    """`registry/<load id>-<file name>` → the load id."""
+    return key.partition("/")[2].partition("-")[0]
 
 
 def requester_record(staff: Staff) -> str:
