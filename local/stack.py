@@ -174,6 +174,7 @@ class LocalStack:
                 "AWS_SECRET_ACCESS_KEY": "local",
                 "AWS_DEFAULT_REGION": REGION,
                 "MOTO_PORT": str(self._emulator.port),  # moto's Step Functions executor calls back into this server
+                "GUIDE_EXPORT_ENDPOINT": endpoint,  # players open the guide's exports here
                 **self.template.environment(),
             }
         )

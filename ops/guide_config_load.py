@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ops.documents import DocumentError, read_document
+from ops.guide_zones import refresh_exports
 from ops.target import add_target, aws_client, output
 from ott.http.request import describe
 from ott.storage.dynamo import DynamoDatabase
@@ -57,12 +58,14 @@ def repeated_keys(document: dict[str, Any]) -> list[str]:
     return [problem for section, key in keys for problem in duplicates(f"{section} ({key})", values(section, key))]
 
 
-def load(path: Path, table: str, dynamodb: Any) -> GuideConfig:
+def load(path: Path, table: str, dynamodb: Any) -> tuple[GuideConfig, list[str]]:
+    """The configuration loaded, and the zones whose exports it changes: every zone it had or has now (overrides
+    change channels' logos and sites; a zone left out is deleted, its export with it)."""
     config = read_config(path)
     store = DynamoGuideStore(DynamoDatabase(dynamodb), table)
-    _, version = store.configuration()
+    earlier, version = store.configuration()
     store.save_configuration(config, version)
-    return config
+    return config, sorted({zone.name for zone in [*earlier.zones, *config.zones]})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             config = read_config(args.file)
         else:
-            config = load(args.file, output(args, "GuideTableName"), aws_client(args, "dynamodb"))
+            config, changed = load(args.file, output(args, "GuideTableName"), aws_client(args, "dynamodb"))
+            refresh_exports(args, changed)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
