@@ -39,11 +39,11 @@ def copied_guide(into: Path) -> Path:
 
 
 def redirect(stack, deadline: float) -> requests.Response:
-    """The zone's xmltv.xml once its export is written (a 404 until the export function has run)."""
+    """The zone's xmltv.xml once its export is written (a 404 until the export function has run). A request waits
+    its turn at the emulator while the import and the export write (a minute or more on a busy machine)."""
     while True:
-        reply = requests.get(
-            f"{stack.url}/tvguide/2/xmltv.xml", params={"geo": ZONE}, timeout=30, allow_redirects=False
-        )
+        address = f"{stack.url}/tvguide/2/xmltv.xml"
+        reply = requests.get(address, params={"geo": ZONE}, timeout=300, allow_redirects=False)
         if reply.status_code != 404 or time.monotonic() > deadline:
             return reply
         assert "not exported yet" in reply.text

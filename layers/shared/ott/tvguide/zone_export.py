@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, BinaryIO, Protocol
 from uuid import uuid4
 
@@ -267,6 +268,7 @@ def export_bucket() -> S3ExportBucket:
     return S3ExportBucket(client("s3"), settings.bucket, presigning_client(settings.endpoint))
 
 
+@cache  # made once per process, as ott.aws makes its clients
 def presigning_client(endpoint: str = "") -> Any:
     """An S3 client that signs addresses with Signature Version 4 (the only one every region takes), at AWS's
     address or, for the local stack, at the emulator's (path-style: its host is an IP address)."""
