@@ -52,16 +52,35 @@ def texts(parent: etree._Element, tag: str, by_language: dict[str, str]) -> None
 
 
 def channel_element(record: ChannelRecord, config: GuideConfig) -> etree._Element:
+    """The channel's display-names, icons and urls as its newest guide gave them (with `lang`, sizes, `system`),
+    then the names only earlier guides gave; the configuration's logo and site take the place of the guides'."""
     channel, override = record.channel, config.override(record.channel.alias)
     element = etree.Element("channel", id=clean(channel.alias))
-    texts(element, "display-name", channel.titles or {UNDETERMINED: channel.alias})
-    logo = (override and override.logo_url) or channel.logo_url
-    if logo:
-        etree.SubElement(element, "icon", src=logo)
-    promo = (override and override.promo_url) or channel.promo_url
-    if promo:
-        etree.SubElement(element, "url").text = promo
+    kept = {tag: [child for child in channel.kept if child[0] == tag] for tag in ("display-name", "icon", "url")}
+    for name in kept["display-name"]:
+        as_given(element, name)
+    given = {
+        (name[2].get("lang", UNDETERMINED) if len(name) > 2 else UNDETERMINED, name[1]) for name in kept["display-name"]
+    }
+    earlier = {lang: text for lang, text in channel.titles.items() if (lang, text) not in given}
+    texts(element, "display-name", earlier if given or earlier else {UNDETERMINED: channel.alias})
+    links = (
+        ("icon", override.logo_url if override else None, channel.logo_url),
+        ("url", override.promo_url if override else None, channel.promo_url),
+    )
+    for tag, configured, held in links:
+        if configured or not kept[tag]:
+            link(element, tag, configured or held)
+        for child in [] if configured else kept[tag]:
+            as_given(element, child)
     return element
+
+
+def link(parent: etree._Element, tag: str, address: str | None) -> None:
+    if address and tag == "icon":
+        etree.SubElement(parent, "icon", src=address)
+    elif address:
+        etree.SubElement(parent, tag).text = address
 
 
 def programme_element(telecast: GuideTelecast, zone: Zone) -> etree._Element:

@@ -261,6 +261,8 @@ class GuideChannel:
     promo_url: str | None
     age_restriction: int | None = None
     categories: dict[tuple[CategoryType | None, str], Category] = field(default_factory=dict)
+    # Its display-names, icons and urls as the newest guide declaring it gave them (xmltv.CHANNEL_KEPT_AS_GIVEN).
+    kept: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -312,6 +314,7 @@ def merged_channel(newer: GuideChannel, older: GuideChannel | None) -> GuideChan
     newer.names = [*newer.names, *(name for name in older.names if name not in newer.names)][:MAX_MERGED]
     newer.logo_url = newer.logo_url or older.logo_url
     newer.promo_url = newer.promo_url or older.promo_url
+    newer.kept = newer.kept or older.kept
     return newer
 
 
@@ -417,6 +420,7 @@ class GuideMapper:
             names=[name for _, name in item.display_names],
             logo_url=self._url(item.icons),
             promo_url=self._url(item.urls),
+            kept=item.kept or [],
         )
         self.channels[item.id] = channel
         self._telecast_keys[item.id] = telecast_key(self.zone, item.id)

@@ -208,6 +208,7 @@ def channel_doc(record: ChannelRecord) -> dict[str, Any]:
         "promo": channel.promo_url,
         "age": channel.age_restriction,
         "categories": _categories_out(channel.categories.values()),
+        **({"kept": channel.kept} if channel.kept else {}),
     }
 
 
@@ -227,6 +228,7 @@ def channel_record(doc: dict[str, Any], zone_dates: Iterable[str] = ()) -> Chann
         promo_url=doc["promo"],
         age_restriction=doc["age"],
         categories={(category.type, category.title): category for category in categories},
+        kept=doc.get("kept", []),
     )
     dates: dict[str, list[date]] = {}
     for entry in sorted(zone_dates):
