@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 
 from ops.target import add_target, aws_client, database, output
 from ott.errors import DomainError, InvalidInput
+from ott.tvguide.export_queue import request_exports
 from ott.tvguide.operations import create_zone, delete_zone, import_history, zones_overview
 from ott.tvguide.store import DynamoGuideStore
-from ott.tvguide.zone_export import request_exports
 
 
 def when(epoch: int | None) -> str:

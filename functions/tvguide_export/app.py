@@ -3,8 +3,9 @@ to the export bucket again (docs/decisions.md, "Programme guide: the zone's expo
 
 from ott.observability import logger, observed
 from ott.queues import CORRELATION, each_message
+from ott.tvguide.export_queue import requested_zone
 from ott.tvguide.store import guide_store
-from ott.tvguide.zone_export import export_bucket, requested_zone, write_zone_export
+from ott.tvguide.zone_export import export_bucket, write_zone_export
 
 
 def run(body: str) -> None:

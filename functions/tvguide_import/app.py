@@ -7,9 +7,9 @@ from functools import partial
 from ott.aws import client
 from ott.observability import observed
 from ott.queues import CORRELATION, each_message
+from ott.tvguide.export_queue import export_queue_url, request_exports, zone_name
 from ott.tvguide.inbox import import_uploads, uploaded_objects
 from ott.tvguide.store import guide_inbox, guide_store
-from ott.tvguide.zone_export import export_queue_url, request_exports, zone_name
 
 
 def run(body: str) -> None:

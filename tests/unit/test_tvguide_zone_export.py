@@ -18,6 +18,7 @@ from ott.errors import NotFound
 from ott.tvguide import zone_export
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.edge import redirect_reply
+from ott.tvguide.export_queue import request_exports, requested_zone
 from ott.tvguide.operations import delete_zone
 from ott.tvguide.params import XmltvParams
 from ott.tvguide.zone_export import (
@@ -27,8 +28,6 @@ from ott.tvguide.zone_export import (
     S3ExportBucket,
     export_key,
     presigning_client,
-    request_exports,
-    requested_zone,
     write_zone_export,
     zone_export_url,
 )

@@ -9,17 +9,15 @@ guide gives the same bytes (no time in the document or its gzip header): a messa
 same object."""
 
 import gzip
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any, BinaryIO, Protocol
-from uuid import uuid4
 
 from lxml import etree
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field
 
 from ott.aws import client
 from ott.callers import Caller
@@ -28,10 +26,10 @@ from ott.errors import NotFound
 from ott.registry.location import RegistryStore
 from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.export import DOCTYPE, GENERATOR, channel_element, programme_element
+from ott.tvguide.export_queue import batched
 from ott.tvguide.params import XmltvParams
 from ott.tvguide.service import Answer, Request, chronological, zone_channels
 from ott.tvguide.store import GuideStore
-from ott.tvguide.zones import ZoneName
 
 # How long the address a player is sent to stays valid, and how long the redirect may be cached: shorter, so
 # that no cache hands out an address that no longer opens.
@@ -42,8 +40,6 @@ PART_BYTES = 8 << 20
 CONTENT_TYPE = "application/xml; charset=UTF-8"
 # What S3 sends with the object: players and browsers decompress it (Kodi's IPTV Simple also by its magic bytes).
 CONTENT_ENCODING = "gzip"
-ZONE_NAMES: TypeAdapter[str] = TypeAdapter(ZoneName)
-SEND_BATCH = 10  # SQS takes 10 messages a SendMessageBatch
 
 
 def export_key(zone: str) -> str:
@@ -106,11 +102,6 @@ def write_zone_export(store: GuideStore, bucket: ExportBucket, zone_name: str) -
     return ExportWritten(zone.name, len(records), programmes)
 
 
-def batched(values: list[Any], size: int) -> Iterator[list[Any]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 def zone_export_url(
     store: GuideStore, registry: RegistryStore, bucket: ExportBucket, params: XmltvParams, caller: Caller, now: datetime
 ) -> Answer[str]:
@@ -127,54 +118,11 @@ def zone_export_url(
     return request.answer(bucket.url(key, EXPORT_URL_SECONDS), REDIRECT_MAX_AGE)
 
 
-# ---- the queue that asks for exports
-
-
-def export_message(zone: str) -> str:
-    return json.dumps({"zone": zone})
-
-
-def requested_zone(body: str) -> str | None:
-    """The zone a message asks to export; None for a message that names none or no zone name (it cannot be
-    redone: dropped)."""
-    try:
-        return zone_name(json.loads(body).get("zone"))
-    except (ValueError, AttributeError):
-        return None
-
-
-def zone_name(name: Any) -> str | None:
-    """The name when it follows the zones' character set (docs/guide-data.md, "Zones"), else None."""
-    try:
-        return ZONE_NAMES.validate_python(name)
-    except ValidationError:
-        return None
-
-
-def request_exports(sqs: Any, queue_url: str, zones: Iterable[str]) -> None:
-    """Asks the export function to write each zone's export again (its guide changed). The queue is FIFO, grouped
-    by zone; every request is a new message (a change right after another must be exported again)."""
-    entries = [
-        {
-            "Id": str(index),
-            "MessageBody": export_message(zone),
-            "MessageGroupId": zone,
-            "MessageDeduplicationId": uuid4().hex,
-        }
-        for index, zone in enumerate(sorted(set(zones)))
-    ]
-    for batch in batched(entries, SEND_BATCH):
-        failed = sqs.send_message_batch(QueueUrl=queue_url, Entries=batch).get("Failed", [])
-        if failed:
-            raise RuntimeError(f"the export queue refused {len(failed)} messages: {failed[0].get('Message')}")
-
-
 # ---- S3
 
 
 class ExportSettings(EnvSettings):
     bucket: str = Field("", alias="GUIDE_EXPORT_BUCKET")
-    queue_url: str = Field("", alias="GUIDE_EXPORT_QUEUE_URL")
     # Where players reach S3, when not at AWS's own address (the local stack's emulator).
     endpoint: str = Field("", alias="GUIDE_EXPORT_ENDPOINT")
 
@@ -279,7 +227,3 @@ def presigning_client(endpoint: str = "") -> Any:
         return boto3.client("s3", config=Config(signature_version="s3v4"))
     config = Config(signature_version="s3v4", s3={"addressing_style": "path"})
     return boto3.client("s3", endpoint_url=endpoint, config=config)
-
-
-def export_queue_url() -> str:
-    return load_settings(ExportSettings).queue_url
