@@ -38,12 +38,12 @@ def copied_guide(into: Path) -> Path:
     return path
 
 
-def redirect(stack, deadline: float) -> requests.Response:
+def redirect(stack, deadline: float, zone: str = ZONE) -> requests.Response:
     """The zone's xmltv.xml once its export is written (a 404 until the export function has run). A request waits
     its turn at the emulator while the import and the export write (a minute or more on a busy machine)."""
     while True:
         address = f"{stack.url}/tvguide/2/xmltv.xml"
-        reply = requests.get(address, params={"geo": ZONE}, timeout=300, allow_redirects=False)
+        reply = requests.get(address, params={"geo": zone}, timeout=300, allow_redirects=False)
         if reply.status_code != 404 or time.monotonic() > deadline:
             return reply
         assert "not exported yet" in reply.text
@@ -73,3 +73,19 @@ def test_a_zone_s_guide_over_6_mb_is_one_url_to_its_gzip_export(stack, tmp_path)
             document.remove(programme)
     dtd = etree.DTD(str(XMLTV / "xmltv.dtd"))
     assert dtd.validate(document), dtd.error_log.filter_from_errors()
+
+
+def test_a_zone_created_and_deleted_by_the_operator_has_its_export_written_and_deleted(stack):
+    created = run_ops(stack, "ops.guide_zones", "create", "Test/Empty", "--local")
+    assert created.returncode == 0, created.stderr
+    reply = redirect(stack, time.monotonic() + 300, "Test/Empty")
+    assert reply.status_code == 302, reply.text
+    address = reply.headers["Location"]
+    document = etree.fromstring(requests.get(address, timeout=60).content)
+    assert document.tag == "tv" and len(document) == 0  # an empty guide until its first import, not a 404
+    deleted = run_ops(stack, "ops.guide_zones", "delete", "Test/Empty", "--local")
+    assert deleted.returncode == 0, deleted.stderr
+    deadline = time.monotonic() + 300
+    while (gone := requests.get(address, timeout=60)).status_code == 200 and time.monotonic() < deadline:
+        time.sleep(1)  # until the export function has deleted it
+    assert gone.status_code == 404
