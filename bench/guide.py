@@ -69,6 +69,9 @@ class StubStore:
     def flush(self) -> None:
         return None
 
+    def claim_channel_ids(self, wanted: Any) -> dict[str, int | None]:
+        return {alias: numbers[0] for alias, numbers in wanted.items()}
+
 
 def guide_lines(channels: int, days: int, per_day: int, first: date, description: int = 0) -> Iterator[str]:
     """A guide of `channels` channels, each with `per_day` programmes a day for `days` days, in the order

@@ -46,7 +46,7 @@ def create_secrets(template: Template, secretsmanager: Any) -> None:
 
 
 # Queue properties of the template that are SQS attributes of the same name and change what a consumer sees.
-QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "MaximumMessageSize")
+QUEUE_ATTRIBUTES = ("FifoQueue", "VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "MaximumMessageSize")
 
 
 def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import yaml
 
 from local.guide_demo import next_telecast, seed_guide
@@ -74,6 +75,7 @@ def seed_service(template: Template, dynamodb: Any, service: str, services: Coll
     elif service == "tvguide":
         now = datetime.now(UTC)
         seed_guide(guide, now.date(), now)
+        export_demo_guide(template, guide)
     elif service == "launcher":
         block = demo_document("launcher.yaml")
         if "tvguide" in services:
@@ -85,6 +87,17 @@ def seed_service(template: Template, dynamodb: Any, service: str, services: Coll
 
 # The zone of 127.0.0.1 in the demo data: the demo block's telecast poster names a telecast of its guide.
 DEMO_POSTER_ZONE = "Europe/Moscow"
+
+
+def export_demo_guide(template: Template, guide: DynamoGuideStore) -> None:
+    """What the export function does after an import, at once: the banner comes with every zone's export written."""
+    # Deferred: the guide's service module sets up the functions' metrics, which read the environment the local
+    # stack sets only once it starts.
+    from ott.tvguide.zone_export import S3ExportBucket, write_zone_export
+
+    exports = S3ExportBucket(boto3.client("s3"), template.physical_name("GuideExportBucket"))
+    for zone in guide.configuration()[0].zones:
+        write_zone_export(guide, exports, zone.name)
 
 
 def bind_to_demo_guide(block: dict[str, Any], guide: DynamoGuideStore, now: datetime) -> None:

@@ -175,6 +175,7 @@ class LocalStack:
                 "AWS_DEFAULT_REGION": REGION,
                 "MOTO_PORT": str(self._emulator.port),  # moto's Step Functions executor calls back into this server
                 "S3_BROWSER_ENDPOINT": endpoint,  # the console's uploads go to the emulator's S3 (ott.uploads)
+                "GUIDE_EXPORT_ENDPOINT": endpoint,  # players open the guide's exports here
                 **self.template.environment(),
             }
         )

@@ -165,6 +165,8 @@ class Template:
         props = self.resources[logical_id].get("Properties", {})
         if self.resources[logical_id].get("Type") == "AWS::S3::Bucket":  # bucket names are lower case
             return props.get("BucketName") or logical_id.lower()
+        if self.resources[logical_id].get("Type") == "AWS::SQS::Queue" and props.get("FifoQueue"):
+            return f"{logical_id}.fifo"  # as CloudFormation names a FIFO queue
         return props.get("TableName") or props.get("Name") or logical_id
 
     def arn(self, logical_id: str) -> str:

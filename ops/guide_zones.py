@@ -16,8 +16,9 @@ import sys
 import time
 from datetime import UTC, datetime
 
-from ops.target import add_target, database, output
+from ops.target import add_target, aws_client, database, output
 from ott.errors import DomainError, InvalidInput
+from ott.tvguide.export_queue import request_exports
 from ott.tvguide.operations import create_zone, delete_zone, import_history, zones_overview
 from ott.tvguide.store import DynamoGuideStore
 
@@ -30,6 +31,15 @@ def summary(report: dict) -> str:
     counts = f"{report.get('channels', 0)} channels, {report.get('telecasts', 0)} telecasts"
     detail = report.get("error") or counts
     return f"{when(report.get('started'))} {report['status']} {report['key']}: {detail}"
+
+
+def refresh_exports(args: argparse.Namespace, zones: list[str]) -> None:
+    """Asks the export function to write the zones' exports again (GET /tvguide/2/xmltv.xml sends players there);
+    with `--table` no queue is known: said so."""
+    if getattr(args, "table", None):
+        print(f"exports of {', '.join(zones)} not refreshed: name the stack (--stack or --local)", file=sys.stderr)
+        return
+    request_exports(aws_client(args, "sqs"), output(args, "GuideExportQueueUrl"), zones)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         except InvalidInput as error:
             print(f"not created: {error}", file=sys.stderr)
             return 2
+        refresh_exports(args, [zone.name])  # an empty guide until its first import, not a 404
         print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
     elif args.command == "delete":
         try:
@@ -72,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         except DomainError as error:
             print(f"not deleted: {error}", file=sys.stderr)
             return 1 if error.status == 404 else 2
+        refresh_exports(args, [deleted.name])  # the export function deletes a deleted zone's export
         print(
             f"deleted zone {deleted.name!r}: {deleted.channel_days} channel-days, {deleted.channels} channels "
             f"and {deleted.shows} shows no other zone holds; its import reports stay"

@@ -35,7 +35,7 @@ from ott.registry.store import (
 from ott.staff import Area
 from ott.storage import ConditionFailed, RecordTooLarge, Update
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast
+from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast, channel_id_of
 from ott.tvguide.store import ConfigurationChanged, DynamoGuideStore
 from ott.tvguide.zones import Zone
 from tests.databases import table
@@ -489,6 +489,22 @@ def test_days_places_channels_and_shows_as_an_import_writes_them(database):
     record = store.catalogue().channels[1]
     assert (record.channel.titles, record.dates) == ({"ru": "Б"}, {ZONE.name: [DAY], "Other/Zone": [DAY]})
     assert store.shows([7])[7].channel_ids == {1, 2}
+
+
+def test_the_channel_id_registry_gives_an_id_to_one_alias_and_the_same_one_again(database):
+    """`provider9891.tv` and `provider11618.tv` derive one id (issue 18): the registry's conditional puts."""
+    store = guide_store(database)
+    first, second = "provider9891.tv", "provider11618.tv"
+    assert channel_id_of(first) == channel_id_of(second)
+    numbers = [channel_id_of(second, attempt) for attempt in range(3)]
+    assert store.claim_channel_ids({first: [channel_id_of(first)], "b.tv": [7]}) == {
+        first: channel_id_of(first),
+        "b.tv": 7,
+    }
+    # A transaction refused for second's first id: its group claimed one by one.
+    assert store.claim_channel_ids({second: numbers, "c.tv": [8]}) == {second: numbers[1], "c.tv": 8}
+    assert store.claim_channel_ids({second: numbers, "c.tv": [8]}) == {second: numbers[1], "c.tv": 8}  # again
+    assert store.claim_channel_ids({"another.tv": numbers[:2]}) == {"another.tv": None}  # both held
 
 
 def test_days_past_retention_are_absent_and_leave_the_channels_dates(database, clock):

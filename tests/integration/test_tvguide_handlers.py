@@ -1,11 +1,13 @@
 """Every guide handler on its sample event against moto with the demo guide (issue 8, "The API"): fields,
 zones, dates, paging, languages, 400s in the error shape, caching, and the XMLTV export against xmltv.dtd."""
 
+import gzip
 import importlib
 import io
 import itertools
 import json
 from datetime import UTC, datetime, timedelta
+from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -200,17 +202,46 @@ def test_etag_and_304(demo):
     assert other["statusCode"] == 200 and other["headers"]["ETag"] != etag
 
 
+def export_function(zone: str) -> dict:
+    """The export function on its sample event, asked for `zone`."""
+    event = sample_event("tvguide_export")
+    event["Records"][0]["body"] = json.dumps({"zone": zone})
+    return importlib.import_module("functions.tvguide_export.app").lambda_handler(event, Context())
+
+
+def followed(reply: dict) -> tuple[dict, bytes]:
+    """What the redirect's address opens (moto's S3 in this process): the object and its XML."""
+    assert reply["statusCode"] == 302, reply["body"]
+    address = urlsplit(reply["headers"]["Location"])
+    bucket, key = (address.hostname or "").split(".", 1)[0], unquote(address.path.lstrip("/"))
+    found = client("s3").get_object(Bucket=bucket, Key=key)
+    return found, gzip.decompress(found["Body"].read())
+
+
 def test_xmltv_export_validates_against_the_dtd(demo):
+    assert export_function("Asia/Yekaterinburg") == {"batchItemFailures": []}
     reply = invoke("tvguide_xmltv", query={"label_timezone_name": "Asia/Yekaterinburg"})
-    assert reply["statusCode"] == 200 and reply["headers"]["Content-Type"].startswith("application/xml")
-    document = etree.fromstring(reply["body"].encode())
+    assert reply["headers"]["Cache-Control"] == "public, max-age=300"
+    found, data = followed(reply)
+    assert found["ContentType"].startswith("application/xml") and found["ContentEncoding"] == "gzip"
+    document = etree.fromstring(data)
     dtd = etree.DTD(str(SHARED_DATA / "xmltv" / "xmltv.dtd"))
     assert dtd.validate(document), dtd.error_log.filter_from_errors()
     assert len(document.findall("channel")) == 7
     assert document.find("programme").get("start").endswith("+0500")
-    programmes = xmltv_alt.read_programmes(io.BytesIO(reply["body"].encode()))  # it once crashed on <rating>
+    programmes = xmltv_alt.read_programmes(io.BytesIO(data))  # it once crashed on <rating>
     assert len(programmes) == len(document.findall("programme"))
     assert {programme["title"][0][0] for programme in programmes} >= {"Новости"}
+    # The demo guide's eleven days, not only the seven the API builds by default.
+    days = {programme.get("start")[:8] for programme in document.findall("programme")}
+    assert len(days) == 11
+
+
+def test_xmltv_of_a_zone_not_exported_yet_is_a_clear_404(demo):
+    reply = invoke("tvguide_xmltv", query={"label_timezone_name": "Asia/Yekaterinburg"})
+    assert reply["statusCode"] == 404 and "not exported yet" in reply["body"]
+    named = invoke("tvguide_xmltv", query={"label_timezone_name": "Asia/Yekaterinburg", "channel": "101"})
+    assert named["statusCode"] == 200  # channels or dates named: built as before
 
 
 def test_import_function_on_its_sample_event(aws):
@@ -225,6 +256,17 @@ def test_import_function_on_its_sample_event(aws):
     create_zone(guide_store(), "Europe/Moscow")
     assert handler(event, Context()) == {"batchItemFailures": []}
     assert guide_store().import_result(key)["status"] == "imported"
+    # Each import asks for its zone's export again; the export function writes it from that message.
+    queue = TEMPLATE.queue_url("GuideExportQueue")
+    asked = client("sqs").receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert [json.loads(message["Body"]) for message in asked] == [{"zone": "Europe/Moscow"}] * 2
+    exporter = importlib.import_module("functions.tvguide_export.app").lambda_handler
+    assert exporter(
+        {"Records": [{**sample_event("tvguide_export")["Records"][0], "body": asked[-1]["Body"]}]}, Context()
+    ) == {"batchItemFailures": []}
+    _, data = followed(invoke("tvguide_xmltv", query=MOSCOW))
+    document = etree.fromstring(data)
+    assert len(document.findall("programme")) == guide_store().import_result(key)["telecasts"]
 
 
 def test_published_summaries_read_the_guide(demo):

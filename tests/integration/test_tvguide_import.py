@@ -196,9 +196,28 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
     key = "Europe/Moscow/msk.xml"
     assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
     table = ["--table", TEMPLATE.physical_name("GuideTable")]
+    held = {f"{number:010d}": record.channel.alias for number, record in guide_store().catalogue().channels.items()}
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 0
     assert "deleted zone 'Europe/Moscow'" in capsys.readouterr().out
-    assert set(snapshot()) == {("CHANNEL", "#config")}  # days, places, channels and shows gone; the report stays
+    # Days, places, channels and shows gone; the report stays, and each alias's id in the registry (for good).
+    registry = {("CHANNELID", number) for number in held}
+    assert set(snapshot()) == {("CHANNEL", "#config")} | registry and len(registry) == 2
+    assert {item["sk"]["S"]: item["alias"]["S"] for item in all_items() if item["pk"]["S"] == "CHANNELID"} == held
     assert guide_store().import_result(key)["status"] == "imported"
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 1
     assert "no zone 'Europe/Moscow'" in capsys.readouterr().err
+
+
+def test_two_imports_at_once_never_take_one_id_in_dynamodb(aws, monkeypatch):
+    """The registry's conditional puts against moto: two imports whose new aliases derive one id, both having read
+    the catalogue before either claims. moto's writes are not atomic between threads: its calls take turns."""
+    from tests.integration.conftest import one_call_at_a_time
+    from tests.unit.test_tvguide_channel_ids import assert_apart, racing_imports
+
+    one_call_at_a_time(monkeypatch)
+    zones("Europe/Berlin")
+    assert racing_imports(guide_store(), [guide_store(), guide_store()]) == []
+    assert_apart(guide_store())
+    registry = {item["sk"]["S"]: item["alias"]["S"] for item in all_items() if item["pk"]["S"] == "CHANNELID"}
+    held = {record.channel.alias: record.channel.channel_id for record in guide_store().catalogue().channels.values()}
+    assert registry == {f"{number:010d}": alias for alias, number in held.items()}

@@ -170,11 +170,24 @@ FUNCTIONS = {
     "GuideIdbytitlePostFunction": (["POST /tvguide/2/idbytitle.json", "POST /tvguide/2/idbytitle.xml"], *GUIDE_READER),
     "GuideImportFunction": (
         [],
-        {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"},
+        {
+            "GUIDE_TABLE": "GuideTable",
+            "GUIDE_RETENTION_DAYS": "GuideRetentionDays",
+            "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue",
+        },
         {
             "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:GetItem dynamodb:PutItem "
             "dynamodb:Query dynamodb:UpdateItem",
             "${GuideInboxBucket.Arn}/*": "s3:GetObject",
+            "GuideExportQueue": "sqs:SendMessage",
+        },
+    ),
+    "GuideExportFunction": (
+        [],
+        {**GUIDE_TABLE, "GUIDE_EXPORT_BUCKET": "GuideExportBucket"},
+        {
+            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
+            "${GuideExportBucket.Arn}/xmltv/*": "s3:AbortMultipartUpload s3:DeleteObject s3:PutObject",
         },
     ),
     "GuideScheduleFunction": (["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"], *GUIDE_READER),
@@ -215,7 +228,15 @@ FUNCTIONS = {
         *GUIDE_READER,
     ),
     "GuideTvshowsFunction": (["GET /tvguide/2/tvshows.json", "GET /tvguide/2/tvshows.xml"], *GUIDE_READER),
-    "GuideXmltvFunction": (["GET /tvguide/2/xmltv.xml"], *GUIDE_READER),
+    "GuideXmltvFunction": (
+        ["GET /tvguide/2/xmltv.xml"],
+        {**GUIDE_READER[0], "GUIDE_EXPORT_BUCKET": "GuideExportBucket"},
+        {
+            **GUIDE_READER[1],
+            "${GuideExportBucket.Arn}/xmltv/*": "s3:GetObject",
+            "GuideExportBucket": "s3:ListBucket",
+        },
+    ),
     "LauncherClickConsumerFunction": (
         [],
         {"LAUNCHER_TABLE": "LauncherTable"},

@@ -1,9 +1,10 @@
 """The export is a faithful copy (issue 18, "The export is a faithful copy"): every sample guide of ../shared is
-imported, exported again and compared with its source programme by programme after `tv_sort` (Debian's
-xmltv-util) has put both in one order. Nothing may differ but texts past their bounds (docs/guide-data.md,
-"Export")."""
+imported, exported again and compared with its source channel by channel and programme by programme after
+`tv_sort` (Debian's xmltv-util) has put both in one order. Nothing may differ but texts past their bounds
+(docs/guide-data.md, "Export")."""
 
 import io
+import json
 import random
 import shutil
 import subprocess
@@ -24,7 +25,7 @@ from ott.tvguide.export import xmltv_export
 from ott.tvguide.importer import import_guide
 from ott.tvguide.params import XmltvParams
 from ott.tvguide.store import fitted_day, unpack
-from ott.tvguide.xmltv import MAX_KEPT, TEXT_LIMITS, parse_time, read_xmltv
+from ott.tvguide.xmltv import MAX_CHANNEL_KEPT, MAX_KEPT, TEXT_LIMITS, parse_time, read_xmltv
 from ott.tvguide.zones import Zone
 from tests.conftest import DEMO_REGISTRY, SHARED_DATA
 from tests.databases import memory_database
@@ -81,15 +82,21 @@ def exported(sample: Path) -> bytes:
     return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
+def channels(root: etree._Element) -> dict[str, Counter]:
+    return {element.get("id"): Counter(canonical(child) for child in element) for element in root.iter("channel")}
+
+
 def differences(source: etree._Element, copy: etree._Element) -> Counter:
-    """What the copy lacks or adds, by the tag of the programme's child (or `missing`/`added` programmes)."""
+    """What the copy lacks or adds, by the tag of the programme's or channel's child (or `missing`/`added`
+    programmes and channels)."""
     found: Counter = Counter()
-    given, back = programmes(source), programmes(copy)
-    found["missing programme"] = len(given.keys() - back.keys())
-    found["added programme"] = len(back.keys() - given.keys())
-    for key in given.keys() & back.keys():
-        for child in (given[key] - back[key]) + (back[key] - given[key]):
-            found[child[0]] += 1
+    for kind, items in (("programme", programmes), ("channel", channels)):
+        given, back = items(source), items(copy)
+        found[f"missing {kind}"] = len(given.keys() - back.keys())
+        found[f"added {kind}"] = len(back.keys() - given.keys())
+        for key in given.keys() & back.keys():
+            for child in (given[key] - back[key]) + (back[key] - given[key]):
+                found[f"{kind} {child[0]}" if kind == "channel" else child[0]] += 1
     return +found
 
 
@@ -103,8 +110,13 @@ def test_an_exported_guide_is_its_source_again(sample, tmp_path):
     for untitled in [programme for programme in copy.iter("programme") if programme.find("title") is None]:
         copy.remove(untitled)  # the DTD wants a title the source did not give (docs/guide-data.md, "Export")
     assert etree.DTD(str(SHARED_DATA / "xmltv" / "xmltv.dtd")).validate(copy)
-    found = differences(tv_sort(sample.read_bytes(), tmp_path, "source"), tv_sort(data, tmp_path, "copy"))
+    source, copy = tv_sort(sample.read_bytes(), tmp_path, "source"), tv_sort(data, tmp_path, "copy")
+    found = differences(source, copy)
     print(sample.name, dict(found))
+    # A channel without a programme is in no zone's schedule, so not in its export (docs/guide-data.md, "Export").
+    unscheduled = set(channels(source)) - {programme.get("channel") for programme in source.iter("programme")}
+    assert set(channels(source)) - set(channels(copy)) <= unscheduled
+    found.pop("missing channel", None)
     assert not found
 
 
@@ -124,3 +136,57 @@ def test_what_a_programme_keeps_as_given_is_bounded_and_goes_first_when_a_day_do
     ]
     doc, cut = fitted_day(rows)
     assert [row["t"] for row in unpack(doc)] == [{"en": "T"}] * 300 and "kept for the export" in (cut or "")
+
+
+def test_a_channel_comes_back_as_given_with_the_names_only_earlier_guides_gave():
+    store = guide_store(memory_database())
+    overridden = {"alias": "b.tv", "logoURL": "https://operator.example/b.png"}
+    store.save_configuration(GuideConfig.model_validate({"zones": [ZONE.model_dump()], "channels": [overridden]}), 0)
+    channel = (
+        '<channel id="a.tv"><display-name lang="ru">Канал А</display-name>'
+        '<display-name lang="en">Channel A</display-name>'
+        '<display-name>A</display-name><icon src="https://a.example/a.png" width="64" height="32"/>'
+        '<url system="imdb">https://a.example/</url><url>https://a.example/more</url></channel>'
+    )
+    programmes = (
+        '<programme start="20241201100000 +0000" stop="20241201110000 +0000" channel="{}"><title>T</title></programme>'
+    )
+    first = (
+        f'<tv>{channel}<channel id="b.tv"><display-name>B</display-name><icon src="https://b.example/b.png"/></channel>'
+    )
+    import_guide(
+        store,
+        partial(io.BytesIO, f"{first}{programmes.format('a.tv')}{programmes.format('b.tv')}</tv>".encode()),
+        ZONE.name,
+    )
+    registry = loaded_registry(memory_database(), read_catalog(DEMO_REGISTRY))
+    query = validate(XmltvParams, {"dates": "2024-12-01", "geo": ZONE.name})
+    now = datetime(2024, 12, 1, tzinfo=UTC)
+
+    def exported_channels() -> dict[str, list[tuple]]:
+        document = etree.fromstring(xmltv_export(store, registry, query, Device("127.0.0.1"), now).body.encode())
+        return {element.get("id"): [canonical(child) for child in element] for element in document.iter("channel")}
+
+    given = exported_channels()
+    assert given["a.tv"] == [canonical(child) for child in etree.fromstring(channel)]
+    assert given["b.tv"] == [
+        ("display-name", (), "B", ()),
+        ("icon", (("src", "https://operator.example/b.png"),), "", ()),
+    ]
+    # Another guide says only the Russian name: the English one, which only the first gave, stays.
+    second = '<tv><channel id="a.tv"><display-name lang="ru">Канал А</display-name></channel></tv>'
+    import_guide(store, partial(io.BytesIO, second.encode()), ZONE.name)
+    names = [child for child in exported_channels()["a.tv"] if child[0] == "display-name"]
+    assert names == [
+        ("display-name", (("lang", "ru"),), "Канал А", ()),
+        ("display-name", (("lang", "en"),), "Channel A", ()),
+        ("display-name", (), "A", ()),
+    ]
+
+
+def test_what_a_channel_keeps_as_given_is_bounded():
+    names = "".join(f'<display-name lang="x{n}">Name number {n}</display-name>' for n in range(100))
+    (channel,) = read_xmltv(io.BytesIO(f'<tv><channel id="a.tv">{names}</channel></tv>'.encode()))
+    assert sum(len(json.dumps(kept, ensure_ascii=False)) for kept in channel.kept) <= MAX_CHANNEL_KEPT
+    assert channel.cut == {f"children kept as given past {MAX_CHANNEL_KEPT} characters": 100 - len(channel.kept)}
+    assert len(channel.display_names) == 100  # the API's names are all read

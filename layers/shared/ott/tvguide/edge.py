@@ -23,3 +23,9 @@ def xmltv_reply(answer: Answer[str]) -> Reply:
     """The XMLTV document as it is, cached as the schedule is."""
     reply = guide_reply(answer)
     return Reply(reply.body, headers={**reply.headers, "Content-Type": XMLTV_CONTENT_TYPE})
+
+
+def redirect_reply(answer: Answer[str]) -> Reply:
+    """A 302 to the address the answer holds, cached as the answer says (shorter than the address lasts)."""
+    reply = guide_reply(answer)
+    return Reply(None, 302, headers={**reply.headers, "Location": answer.body})

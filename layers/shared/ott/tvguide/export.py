@@ -28,6 +28,7 @@ from ott.tvguide.xmltv import PROGRAMME_CHILDREN
 from ott.tvguide.zones import Zone
 
 DOCTYPE = '<!DOCTYPE tv SYSTEM "xmltv.dtd">'
+GENERATOR = {"generator-info-name": "ott-platform tvguide/2"}
 # Lambda answers API Gateway with at most 6 MB.
 EXPORT_LIMIT_BYTES = 5_000_000
 IMAGE_TYPES = {Profile.MAIN: "poster", Profile.IMAGE2: "backdrop", Profile.PREVIEW: "still"}
@@ -50,21 +51,40 @@ def texts(parent: etree._Element, tag: str, by_language: dict[str, str]) -> None
         element.text = clean(text)
 
 
-def channel_element(root: etree._Element, record: ChannelRecord, config: GuideConfig) -> None:
+def channel_element(record: ChannelRecord, config: GuideConfig) -> etree._Element:
+    """The channel's display-names, icons and urls as its newest guide gave them (with `lang`, sizes, `system`),
+    then the names only earlier guides gave; the configuration's logo and site take the place of the guides'."""
     channel, override = record.channel, config.override(record.channel.alias)
-    element = etree.SubElement(root, "channel", id=clean(channel.alias))
-    texts(element, "display-name", channel.titles or {UNDETERMINED: channel.alias})
-    logo = (override and override.logo_url) or channel.logo_url
-    if logo:
-        etree.SubElement(element, "icon", src=logo)
-    promo = (override and override.promo_url) or channel.promo_url
-    if promo:
-        etree.SubElement(element, "url").text = promo
+    element = etree.Element("channel", id=clean(channel.alias))
+    kept = {tag: [child for child in channel.kept if child[0] == tag] for tag in ("display-name", "icon", "url")}
+    for name in kept["display-name"]:
+        as_given(element, name)
+    given = {
+        (name[2].get("lang", UNDETERMINED) if len(name) > 2 else UNDETERMINED, name[1]) for name in kept["display-name"]
+    }
+    earlier = {lang: text for lang, text in channel.titles.items() if (lang, text) not in given}
+    texts(element, "display-name", earlier if given or earlier else {UNDETERMINED: channel.alias})
+    links = (
+        ("icon", override.logo_url if override else None, channel.logo_url),
+        ("url", override.promo_url if override else None, channel.promo_url),
+    )
+    for tag, configured, held in links:
+        if configured or not kept[tag]:
+            link(element, tag, configured or held)
+        for child in [] if configured else kept[tag]:
+            as_given(element, child)
+    return element
 
 
-def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone) -> None:
-    element = etree.SubElement(
-        root,
+def link(parent: etree._Element, tag: str, address: str | None) -> None:
+    if address and tag == "icon":
+        etree.SubElement(parent, "icon", src=address)
+    elif address:
+        etree.SubElement(parent, tag).text = address
+
+
+def programme_element(telecast: GuideTelecast, zone: Zone) -> etree._Element:
+    element = etree.Element(
         "programme",
         start=xmltv_time(telecast.start, zone),
         stop=xmltv_time(end_of(telecast), zone),
@@ -88,6 +108,7 @@ def programme_element(root: etree._Element, telecast: GuideTelecast, zone: Zone)
     for kept in telecast.kept:
         as_given(element, kept)
     element[:] = sorted(element, key=lambda child: PROGRAMME_ORDER[child.tag])
+    return element
 
 
 def images(element: etree._Element, telecast: GuideTelecast) -> None:
@@ -119,17 +140,17 @@ def xmltv_export(
     request = Request(store, registry, params, caller, now)
     catalogue = store.catalogue(params.channel)
     zone = request.zone(catalogue.config)
-    root = etree.Element("tv", {"generator-info-name": "ott-platform tvguide/2"})
+    root = etree.Element("tv", GENERATOR)
     named = sorted(catalogue.channels) if params.channel is not None or zone is None else zone_channels(catalogue, zone)
     records = [catalogue.channels[number] for number in sorted(named)]
     for record in records:
-        channel_element(root, record, catalogue.config)
+        root.append(channel_element(record, catalogue.config))
     if zone is not None:
         dates = export_days(zone, now, params.dates)
         keys = [(zone.name, record.channel.channel_id, day) for record in records for day in dates]
         bounded(keys)
         for telecast in sorted(chronological(store.days(keys), zone), key=lambda t: (t.channel_id, t.start)):
-            programme_element(root, telecast, zone)
+            root.append(programme_element(telecast, zone))
     # Indented: elements with children hold whitespace, which readers such as python-xmltvalt expect in <rating>.
     data = etree.tostring(root, encoding="UTF-8", xml_declaration=True, doctype=DOCTYPE, pretty_print=True)
     if len(data) > EXPORT_LIMIT_BYTES:

@@ -196,7 +196,7 @@ def _map_guide(
     held: Mapping[int, ChannelRecord],
 ) -> ImportReport:
     known_ids = {record.channel.alias: number for number, record in held.items()}
-    mapper = GuideMapper(zone.name, channel_ids, known_ids)
+    mapper = GuideMapper(zone.name, channel_ids, known_ids, store.claim_channel_ids if write else None)
     days = DayWriter(store, zone.name, zone.tz, write, mapper.report)
     channels: list[GuideChannel] = []
     next_progress = time.monotonic() + PROGRESS_SECONDS

@@ -9,7 +9,7 @@ number of channels and shows, never with the number of programmes.
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -23,6 +23,7 @@ from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, Xml
 # the 53 bits that a JSON number keeps exactly in JavaScript.
 CHANNEL_ID_BITS = 31
 ID_ATTEMPTS = 8  # ids derived from one alias before its collisions are reported (two already take 1 in 2**31)
+CLAIM_BATCH = 100  # new channels whose ids are claimed in one call (a transaction takes 100 writes)
 SHOW_ID_BITS = 31
 TELECAST_ID_BITS = 53
 # Language of a text whose element has no `lang` (ISO 639-2 "undetermined").
@@ -170,6 +171,11 @@ def _hasher(*common: str) -> "hashlib.blake2b":
     return hashlib.blake2b("".join(f"{part}\x1f" for part in common).encode(), digest_size=8, person=b"ott-tvguide")
 
 
+# The catalogue-wide registry of channel ids (GuideStore.claim_channel_ids): for each alias, the first of the ids
+# it may hold that no other alias holds, now its own (None when all are held).
+ClaimChannelIds = Callable[[Mapping[str, list[int]]], dict[str, int | None]]
+
+
 def channel_id_of(alias: str, attempt: int = 0) -> int:
     """The channel id derived from its alias; another one for each further `attempt` (when the first is another
     alias's: `provider9891.tv` and `provider11618.tv` share one)."""
@@ -261,6 +267,8 @@ class GuideChannel:
     promo_url: str | None
     age_restriction: int | None = None
     categories: dict[tuple[CategoryType | None, str], Category] = field(default_factory=dict)
+    # Its display-names, icons and urls as the newest guide declaring it gave them (xmltv.CHANNEL_KEPT_AS_GIVEN).
+    kept: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -312,6 +320,7 @@ def merged_channel(newer: GuideChannel, older: GuideChannel | None) -> GuideChan
     newer.names = [*newer.names, *(name for name in older.names if name not in newer.names)][:MAX_MERGED]
     newer.logo_url = newer.logo_url or older.logo_url
     newer.promo_url = newer.promo_url or older.promo_url
+    newer.kept = newer.kept or older.kept
     return newer
 
 
@@ -358,12 +367,18 @@ class GuideMapper:
     """Maps one XMLTV file for one programme zone. Iterate `run()`, then read `report`, `channels` and
     `shows`. `channel_ids` are the guide configuration's ids by alias, which win over derived ones; `known_ids`
     the ids the catalogue gave its channels, which they keep (an id is never another alias's, whichever file or
-    zone each came in)."""
+    zone each came in). `claim`, given by an import that writes, takes a new alias's id in the catalogue-wide
+    registry, where two imports at once never both take one."""
 
     def __init__(
-        self, zone: str, channel_ids: Mapping[str, int] | None = None, known_ids: Mapping[str, int] | None = None
+        self,
+        zone: str,
+        channel_ids: Mapping[str, int] | None = None,
+        known_ids: Mapping[str, int] | None = None,
+        claim: ClaimChannelIds | None = None,
     ) -> None:
         self.zone = zone
+        self._claim = claim
         self.report = ImportReport()
         self.channels: dict[str, GuideChannel] = {}
         self.shows: dict[int, GuideShow] = {}
@@ -377,19 +392,24 @@ class GuideMapper:
         self._telecast_keys: dict[str, hashlib.blake2b] = {}  # the common part of each channel's telecast ids
 
     def run(self, items: Iterable[XmltvItem]) -> Iterator[GuideChannel | GuideTelecast]:
+        waiting: list[XmltvChannel] = []  # channels whose new ids are claimed together, up to CLAIM_BATCH
         for item in items:
+            if isinstance(item, XmltvChannel):
+                for what, times in (item.cut or {}).items():
+                    self.report.cut(item.line, what, times)
+                waiting.append(item)
+                if len(waiting) < CLAIM_BATCH:
+                    continue
+            if waiting:
+                yield from self._channels(waiting)
+                waiting = []
             if isinstance(item, XmltvProgramme):
                 for what, times in (item.cut or {}).items():
                     self.report.cut(item.line, what, times)
                 yield from self._programme(item)
-            elif isinstance(item, XmltvChannel):
-                for what, times in (item.cut or {}).items():
-                    self.report.cut(item.line, what, times)
-                channel = self._channel(item)
-                if channel is not None:
-                    yield channel
-            else:
+            elif isinstance(item, Skipped):
                 self.report.skip(item)
+        yield from self._channels(waiting)
         for alias, programme in list(self._pending.items()):
             del self._pending[alias]
             if programme.length is None:
@@ -398,15 +418,43 @@ class GuideMapper:
                 yield self._telecast(programme, end)
         self.report.shows = len(self.shows)
 
-    def _channel(self, item: XmltvChannel) -> GuideChannel | None:
+    def _channels(self, batch: list[XmltvChannel]) -> Iterator[GuideChannel]:
+        new_ids = self._new_ids([item.id for item in batch])
+        for item in batch:
+            channel = self._channel(item, new_ids)
+            if channel is not None:
+                yield channel
+
+    def _new_ids(self, aliases: list[str]) -> dict[str, int | None]:
+        """The ids of the aliases the configuration and the catalogue do not know: for each the first id derived
+        from it that no other alias holds (in this import, the catalogue, and the registry when the mapper claims
+        ids); the first derived one when all are held here (reported as a collision), None when the registry holds
+        them all."""
+        known = self.channels.keys() | self._rejected | self._configured_ids.keys() | self._known_ids.keys()
+        taken = set(self._alias_by_channel_id) | set(self._configured_ids.values())
+        free: dict[str, list[int]] = {}
+        for alias in dict.fromkeys(alias for alias in aliases if alias not in known):
+            free[alias] = [
+                n for n in (channel_id_of(alias, attempt) for attempt in range(ID_ATTEMPTS)) if n not in taken
+            ]
+            taken.update(free[alias][:1])  # the batch's first choices differ
+        claimable = {alias: numbers for alias, numbers in free.items() if numbers}
+        if self._claim is not None and claimable:
+            chosen = self._claim(claimable)
+        else:
+            chosen = {alias: numbers[0] for alias, numbers in claimable.items()}
+        return {alias: chosen.get(alias) if alias in claimable else channel_id_of(alias) for alias in free}
+
+    def _channel(self, item: XmltvChannel, new_ids: Mapping[str, int | None]) -> GuideChannel | None:
         if item.id in self.channels or item.id in self._rejected:
             self.report.skip(Skipped(SkipReason.DUPLICATE_CHANNEL, item.line, item.id, detail="declared before"))
             return None
-        number = self._configured_ids.get(item.id) or self._known_ids.get(item.id) or self._free_id(item.id)
-        holder = self._alias_by_channel_id.get(number)
-        if holder is not None and holder != item.id:
+        number = self._configured_ids.get(item.id) or self._known_ids.get(item.id) or new_ids.get(item.id)
+        holder = self._alias_by_channel_id.get(number) if number is not None else None
+        if number is None or (holder is not None and holder != item.id):
             self._rejected.add(item.id)
-            detail = f"channelId {number} is {holder!r}'s: give one of them a channelId in the guide configuration"
+            held = f"channelId {number} is {holder!r}'s" if number else "every channelId derived from it is held"
+            detail = f"{held}: give one of them a channelId in the guide configuration"
             self.report.skip(Skipped(SkipReason.ID_COLLISION, item.line, item.id, detail=detail))
             return None
         self._alias_by_channel_id[number] = item.id
@@ -417,20 +465,12 @@ class GuideMapper:
             names=[name for _, name in item.display_names],
             logo_url=self._url(item.icons),
             promo_url=self._url(item.urls),
+            kept=item.kept or [],
         )
         self.channels[item.id] = channel
         self._telecast_keys[item.id] = telecast_key(self.zone, item.id)
         self.report.channels += 1
         return channel
-
-    def _free_id(self, alias: str) -> int:
-        """The first id derived from the alias that no other alias holds (the first one when all are held, which
-        the caller reports as a collision)."""
-        for attempt in range(ID_ATTEMPTS):
-            number = channel_id_of(alias, attempt)
-            if number not in self._alias_by_channel_id and number not in self._configured_ids.values():
-                return number
-        return channel_id_of(alias)
 
     def _programme(self, programme: XmltvProgramme) -> tuple[GuideTelecast, ...]:
         """The telecasts this programme completes: usually itself, also the one before it when that one had

@@ -10,6 +10,7 @@ Query of one partition, never a Scan:
 | `DAY#<zone>#<channel id>` | local date | the telecasts of that zone-local day (and those running into it) |
 | `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
+| `CHANNELID` | channel id (10 digits) | the alias holding that id, catalogue-wide: the registry of channel ids |
 | `IMPORT` | object key | the report of an import (its progress while it runs), kept a week: the imports' history |
 
 Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
@@ -19,7 +20,7 @@ after their day (0: never).
 
 import json
 import zlib
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import reduce
@@ -102,6 +103,7 @@ class GuideStore(Protocol):
     def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None: ...
     def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
     def flush(self) -> None: ...
+    def claim_channel_ids(self, wanted: Mapping[str, list[int]]) -> dict[str, int | None]: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
     def import_results(self) -> dict[str, dict[str, Any]]: ...
@@ -211,6 +213,7 @@ def channel_doc(record: ChannelRecord) -> dict[str, Any]:
         "promo": channel.promo_url,
         "age": channel.age_restriction,
         "categories": _categories_out(channel.categories.values()),
+        **({"kept": channel.kept} if channel.kept else {}),
     }
 
 
@@ -230,6 +233,7 @@ def channel_record(doc: dict[str, Any], zone_dates: Iterable[str] = ()) -> Chann
         promo_url=doc["promo"],
         age_restriction=doc["age"],
         categories={(category.type, category.title): category for category in categories},
+        kept=doc.get("kept", []),
     )
     dates: dict[str, list[date]] = {}
     for entry in sorted(zone_dates):
@@ -478,6 +482,37 @@ class DynamoGuideStore:
     def flush(self) -> None:
         self._write(self._pending)
         self._pending.clear()
+
+    def claim_channel_ids(self, wanted: Mapping[str, list[int]]) -> dict[str, int | None]:
+        """For each alias the first of its ids that no other alias holds, now held by it in the registry (None when
+        all are). A registry item is put on condition that it is absent or the alias's already, so two imports at
+        once never both take one id, and an alias claiming again (a retried import) gets the id it got before.
+        Each alias's first id in one transaction of up to 100 (one call for the channels of most guides); when one
+        is refused, its aliases are claimed one by one. Registry items stay when their channel is deleted: an alias
+        keeps its id for good."""
+        claimed: dict[str, int | None] = {}
+        requests = list(wanted.items())
+        for start in range(0, len(requests), TRANSACTION_LIMIT):
+            group = requests[start : start + TRANSACTION_LIMIT]
+            try:
+                self._database.write_together([self._claim(alias, numbers[0]) for alias, numbers in group])
+                claimed.update((alias, numbers[0]) for alias, numbers in group)
+            except (TransactionCancelled, ConditionFailed):
+                claimed.update((alias, self._claim_one(alias, numbers)) for alias, numbers in group)
+        return claimed
+
+    def _claim_one(self, alias: str, numbers: list[int]) -> int | None:
+        for number in numbers:
+            try:
+                self._database.write(self._claim(alias, number))
+            except ConditionFailed:
+                continue
+            return number
+        return None
+
+    def _claim(self, alias: str, number: int) -> PutItem:
+        item = {"pk": "CHANNELID", "sk": id_key(number), "alias": alias}
+        return PutItem(self._table, item, attr("pk").not_exists() | attr("alias").eq(alias))
 
     def save_import(self, key: str, result: dict[str, Any]) -> None:
         expires = self._database.now() + IMPORT_RESULT_DAYS * 86400

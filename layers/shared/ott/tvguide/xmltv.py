@@ -72,6 +72,10 @@ PROGRAMME_CHILDREN = (
 # systems, languages and attributes its fields drop (a category's lang, a url's or rating's system, an image's size).
 KEPT_AS_GIVEN = frozenset(PROGRAMME_CHILDREN) - {"title", "desc"}
 MAX_KEPT = 4000  # characters of a programme's children kept as given (their compact JSON); those past it left out
+# The children of a channel the guide keeps as given, to export them again with their `lang`, attributes and
+# `system`: at most MAX_CHANNEL_KEPT characters a channel (every reply of the API reads the channels' partition).
+CHANNEL_KEPT_AS_GIVEN = frozenset({"display-name", "icon", "url"})
+MAX_CHANNEL_KEPT = 2000
 MAX_URL = 1024  # an icon's src, an image's or a url's text: a longer address is left out
 # While an element is read, a complete child keeps at most this much of its text, tail and each attribute: enough
 # for every bound above to see that it was passed.
@@ -124,6 +128,8 @@ class XmltvChannel:
     display_names: Texts = field(default_factory=list)
     icons: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    kept: list[Any] | None = None  # the children CHANNEL_KEPT_AS_GIVEN, as `as_given` makes them
+    kept_chars: int = 0
     cut: Counter[str] | None = None  # what was cut or left out to keep the bounds, and how often
 
 
@@ -379,6 +385,8 @@ def _channel(element) -> XmltvChannel | Skipped:
                 channel.icons.append(src)
         elif tag == "url" and (text := _text(child)) and _address(channel, tag, text):
             channel.urls.append(text)
+        if tag in CHANNEL_KEPT_AS_GIVEN:
+            _keep(channel, child, MAX_CHANNEL_KEPT)
     return channel
 
 
@@ -420,7 +428,7 @@ def _programme(element) -> XmltvProgramme | Skipped:
         elif tag == "episode-num" and child.get("system") in SERIES_SYSTEMS:
             programme.series = _series(programme, child)
         if tag in KEPT_AS_GIVEN:
-            _keep(programme, child)
+            _keep(programme, child, MAX_KEPT)
     return programme
 
 
@@ -436,16 +444,16 @@ def as_given(element) -> list[Any]:
     return compact
 
 
-def _keep(programme: XmltvProgramme, child) -> None:
+def _keep(item: XmltvChannel | XmltvProgramme, child, limit: int) -> None:
     compact = as_given(child)
-    size = programme.kept_chars + len(json.dumps(compact, ensure_ascii=False))
-    if size > MAX_KEPT:
-        _cut(programme, f"children kept as given past {MAX_KEPT} characters")
+    size = item.kept_chars + len(json.dumps(compact, ensure_ascii=False))
+    if size > limit:
+        _cut(item, f"children kept as given past {limit} characters")
         return
-    if programme.kept is None:
-        programme.kept = []
-    programme.kept.append(compact)
-    programme.kept_chars = size
+    if item.kept is None:
+        item.kept = []
+    item.kept.append(compact)
+    item.kept_chars = size
 
 
 def _series(programme: XmltvProgramme, element) -> str | None:
