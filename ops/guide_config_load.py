@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ops.documents import DocumentError, read_document
-from ops.guide_zones import refresh_exports
+from ops.guide_zones import export_requests
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
 from ott.tvguide.operations import replace_configuration
@@ -32,13 +32,13 @@ def read_config(path: Path) -> GuideConfig:
     return checked_configuration(read(path))
 
 
-def load(path: Path, args: argparse.Namespace) -> tuple[GuideConfig, list[str]]:
-    """The configuration loaded, and the zones whose exports it changes: every zone it had or has now (overrides
-    change channels' logos and sites; a zone left out is deleted, its export with it)."""
+def load(path: Path, args: argparse.Namespace) -> GuideConfig:
     store = DynamoGuideStore(database(args), output(args, "GuideTableName"), audit=audit_log(args))
-    earlier, _ = store.configuration()
-    config, _ = replace_configuration(store, operator(args), read(path), None, datetime.now(UTC), path.name)
-    return config, sorted({zone.name for zone in [*earlier.zones, *config.zones]})
+    now = datetime.now(UTC)
+    config, _ = replace_configuration(
+        store, operator(args), read(path), None, now, path.name, exports=export_requests(args)
+    )
+    return config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,11 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     add_operator(parser)
     args = parser.parse_args(argv)
     try:
-        if args.check:
-            config = read_config(args.file)
-        else:
-            config, changed = load(args.file, args)
-            refresh_exports(args, changed)
+        config = read_config(args.file) if args.check else load(args.file, args)
     except ConfigurationInvalid as error:
         print("\n".join(error.problems), file=sys.stderr)
         return 2

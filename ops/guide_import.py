@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ops.guide_zones import export_requests
 from ops.target import add_target, aws_client, database, output
 from ott.errors import InvalidInput
 from ott.tvguide.importer import (
@@ -68,7 +69,7 @@ def import_zone(store: DynamoGuideStore, args: argparse.Namespace) -> Zone:
         except ValueError as error:
             raise InvalidInput(f"not a zone: {error}") from None
     try:
-        zone = create_zone(store, args.zone, geo, args.timezone)
+        zone = create_zone(store, args.zone, geo, args.timezone, exports=export_requests(args))
     except ZoneExists:  # created meanwhile by someone else
         return import_zone(store, args)
     print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")

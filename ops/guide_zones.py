@@ -15,11 +15,12 @@ import json
 import sys
 import time
 from datetime import UTC, datetime
+from functools import partial
 
 from ops.target import add_target, aws_client, database, output
 from ott.errors import DomainError, InvalidInput
 from ott.tvguide.export_queue import request_exports
-from ott.tvguide.operations import create_zone, delete_zone, import_history, zones_overview
+from ott.tvguide.operations import ExportRequests, create_zone, delete_zone, import_history, zones_overview
 from ott.tvguide.store import DynamoGuideStore
 
 
@@ -33,13 +34,14 @@ def summary(report: dict) -> str:
     return f"{when(report.get('started'))} {report['status']} {report['key']}: {detail}"
 
 
-def refresh_exports(args: argparse.Namespace, zones: list[str]) -> None:
-    """Asks the export function to write the zones' exports again (GET /tvguide/2/xmltv.xml sends players there);
-    with `--table` no queue is known: said so."""
+def export_requests(args: argparse.Namespace) -> ExportRequests:
+    """The command's export requests (GET /tvguide/2/xmltv.xml sends players to the exports): to the stack's queue;
+    with `--table` no queue is known, and the command says which exports it left as they were."""
     if getattr(args, "table", None):
-        print(f"exports of {', '.join(zones)} not refreshed: name the stack (--stack or --local)", file=sys.stderr)
-        return
-    request_exports(aws_client(args, "sqs"), output(args, "GuideExportQueueUrl"), zones)
+        return lambda zones: print(
+            f"exports of {', '.join(sorted(zones))} not refreshed: name the stack (--stack or --local)", file=sys.stderr
+        )
+    return partial(request_exports, aws_client(args, "sqs"), output(args, "GuideExportQueueUrl"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,19 +73,17 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "create":
         geo = [label.strip() for label in args.geo.split(",")] if args.geo else None
         try:
-            zone = create_zone(store, args.zone, geo, args.timezone, args.territory)
+            zone = create_zone(store, args.zone, geo, args.timezone, args.territory, exports=export_requests(args))
         except InvalidInput as error:
             print(f"not created: {error}", file=sys.stderr)
             return 2
-        refresh_exports(args, [zone.name])  # an empty guide until its first import, not a 404
         print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
     elif args.command == "delete":
         try:
-            deleted = delete_zone(store, args.zone, int(time.time()))
+            deleted = delete_zone(store, args.zone, int(time.time()), exports=export_requests(args))
         except DomainError as error:
             print(f"not deleted: {error}", file=sys.stderr)
             return 1 if error.status == 404 else 2
-        refresh_exports(args, [deleted.name])  # the export function deletes a deleted zone's export
         print(
             f"deleted zone {deleted.name!r}: {deleted.channel_days} channel-days, {deleted.channels} channels "
             f"and {deleted.shows} shows no other zone holds; its import reports stay"

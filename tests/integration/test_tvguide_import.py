@@ -48,7 +48,7 @@ def snapshot() -> dict:
 
 def zones(*names: str) -> None:
     for zone in names:
-        create_zone(guide_store(), zone)
+        create_zone(guide_store(), zone, exports=[].extend)
 
 
 def test_upload_is_imported_through_the_queue(aws):

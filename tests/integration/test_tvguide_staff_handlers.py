@@ -97,9 +97,13 @@ def test_the_domain_refuses_staff_without_the_guide_scope_too(demo):
         imports(guide_store(), moderator, None)
     with pytest.raises(InsufficientScope):
         day_grid(guide_store(), moderator, GridParams(zone="Europe/Moscow"), datetime.now(UTC))
+    asked: list[str] = []
     with pytest.raises(InsufficientScope):
-        replace_configuration(guide_store(audit_log()), moderator, {}, None, datetime.now(UTC), "a file")
+        replace_configuration(
+            guide_store(audit_log()), moderator, {}, None, datetime.now(UTC), "a file", exports=asked.extend
+        )
     assert guide_store().configuration()[1] == 1 and audit_log().entries(Area.GUIDE, 10).entries == []
+    assert asked == []
 
 
 def moscow_today() -> date:

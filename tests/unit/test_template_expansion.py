@@ -198,13 +198,21 @@ FUNCTIONS = {
     ),
     "GuideStaffConfigurationSaveFunction": (
         ["POST /staff/guide/configuration.json"],
-        {**GUIDE_TABLE, **AUDITED},
-        {"GuideTable": "dynamodb:GetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
+        {**GUIDE_TABLE, **AUDITED, "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue"},
+        {
+            "GuideTable": "dynamodb:GetItem dynamodb:PutItem",
+            "AuditTable": "dynamodb:PutItem",
+            "GuideExportQueue": "sqs:SendMessage",
+        },
     ),
     "GuideStaffCreateZoneFunction": (
         ["POST /staff/guide/create-zone.json"],
-        {**GUIDE_TABLE, **AUDITED},
-        {"GuideTable": "dynamodb:GetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
+        {**GUIDE_TABLE, **AUDITED, "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue"},
+        {
+            "GuideTable": "dynamodb:GetItem dynamodb:PutItem",
+            "AuditTable": "dynamodb:PutItem",
+            "GuideExportQueue": "sqs:SendMessage",
+        },
     ),
     "GuideStaffGridFunction": (
         ["GET /staff/guide/grid.json"],

@@ -31,6 +31,10 @@ START = datetime(2024, 12, 1, 10, tzinfo=UTC)
 NOW = int(START.timestamp())
 
 
+def refused_change(zones: object) -> None:
+    raise AssertionError(f"a refused change asked for the exports of {zones}")
+
+
 class Inbox:
     """Objects by key, as S3 would hand them to the import function."""
 
@@ -143,7 +147,9 @@ def test_deleting_a_zone_removes_what_only_it_holds_and_keeps_the_rest(store):
         import_uploads(store, Inbox(uploads), notification(key), clock)
     before = store.catalogue().channels
     berlin_days = {number: record.dates["Europe/Berlin"] for number, record in before.items()}
-    deleted = delete_zone(store, "Europe/Berlin", NOW)
+    asked: list[str] = []
+    deleted = delete_zone(store, "Europe/Berlin", NOW, exports=asked.extend)
+    assert asked == ["Europe/Berlin"]  # the export function deletes its export
     assert (deleted.channel_days, deleted.channels, deleted.shows) == (2, 1, 0)  # "b"; show "t" stays on "a"
     assert store.configuration()[0].zone("Europe/Berlin") is None
     after = store.catalogue().channels
@@ -157,17 +163,17 @@ def test_deleting_a_zone_removes_what_only_it_holds_and_keeps_the_rest(store):
 def test_a_zone_is_not_deleted_while_an_import_into_it_runs(store):
     store.save_import("Europe/Berlin/big.xml", {"status": "running", "zone": "Europe/Berlin", "started": NOW - 60})
     with pytest.raises(ZoneBusy, match=r"Europe/Berlin/big\.xml"):
-        delete_zone(store, "Europe/Berlin", NOW)
+        delete_zone(store, "Europe/Berlin", NOW, exports=refused_change)
     assert store.configuration()[0].zone("Europe/Berlin") is not None
     # An import still `running` after the import function's timeout died: it holds the zone no longer.
-    assert delete_zone(store, "Europe/Berlin", NOW + IMPORT_SECONDS).name == "Europe/Berlin"
+    assert delete_zone(store, "Europe/Berlin", NOW + IMPORT_SECONDS, exports=[].extend).name == "Europe/Berlin"
 
 
 def test_the_zone_of_everyone_else_and_unknown_zones_are_not_deleted(store):
     with pytest.raises(ZoneBusy, match="World/Anywhere"):
-        delete_zone(store, "World/Anywhere", NOW)
+        delete_zone(store, "World/Anywhere", NOW, exports=refused_change)
     with pytest.raises(ZoneNotFound):
-        delete_zone(store, "Europe/Moscow", NOW)
+        delete_zone(store, "Europe/Moscow", NOW, exports=refused_change)
     assert [zone.name for zone in store.configuration()[0].zones] == ["World/Anywhere", "Europe/Berlin"]
 
 
@@ -176,7 +182,7 @@ def test_what_an_import_wrote_into_a_zone_deleted_meanwhile_is_cleaned_up_by_del
     import_uploads(store, Inbox({key: guide(["a"])}), notification(key), Clock())
     config, version = store.configuration()
     store.save_configuration(config.model_copy(update={"zones": config.zones[:1]}), version)
-    assert delete_zone(store, "Europe/Berlin", NOW).channels == 1
+    assert delete_zone(store, "Europe/Berlin", NOW, exports=[].extend).channels == 1
     assert store.catalogue().channels == {}
     with pytest.raises(ZoneNotFound):
-        delete_zone(store, "Europe/Berlin", NOW)
+        delete_zone(store, "Europe/Berlin", NOW, exports=refused_change)

@@ -171,14 +171,20 @@ def test_an_import_into_a_zone_that_does_not_exist_is_refused_naming_the_zones(s
     assert guide_database.items(name("GuideTable")) == before
 
 
+def refused_change(zones: object) -> None:
+    raise AssertionError(f"a refused change asked for the exports of {zones}")
+
+
 def test_a_zone_created_on_purpose_takes_its_name_as_label_and_time_zone_when_iana(store):
-    created = create_zone(store, "America/New_York")
+    asked: list[str] = []
+    created = create_zone(store, "America/New_York", exports=asked.extend)
+    assert asked == ["America/New_York"]  # an empty guide until its first import, not a 404
     assert created.timezone == "America/New_York" and created.geo == ["America/New_York"]
     assert configuration(store).zone("America/New_York") == created
     load(store, guide(*hours("ёлка.tv", "20241201", 0, 1)), "America/New_York")
     assert dates(store, A)["America/New_York"] == [date(2024, 11, 30)]
-    assert create_zone(store, "Operator-Zone_1").timezone == "UTC"
-    labelled = create_zone(store, "Demo/East", ["RU-MOW", "east"], "Europe/Moscow", [3])
+    assert create_zone(store, "Operator-Zone_1", exports=asked.extend).timezone == "UTC"
+    labelled = create_zone(store, "Demo/East", ["RU-MOW", "east"], "Europe/Moscow", [3], exports=asked.extend)
     assert (labelled.geo, labelled.timezone, labelled.territories) == (["RU-MOW", "east"], "Europe/Moscow", [3])
 
 
@@ -199,13 +205,13 @@ def test_a_zone_created_on_purpose_takes_its_name_as_label_and_time_zone_when_ia
 def test_a_zone_out_of_bounds_is_not_created(store, guide_database, zone_name, geo, timezone):
     before = guide_database.items(name("GuideTable"))
     with pytest.raises(InvalidInput):
-        create_zone(store, zone_name, geo, timezone)
+        create_zone(store, zone_name, geo, timezone, exports=refused_change)
     assert guide_database.items(name("GuideTable")) == before
 
 
 def test_a_zone_that_exists_is_not_created_again(store):
     with pytest.raises(ZoneExists):
-        create_zone(store, "Europe/Berlin", timezone="UTC")
+        create_zone(store, "Europe/Berlin", timezone="UTC", exports=refused_change)
     assert configuration(store).zone("Europe/Berlin").timezone == "Europe/Berlin"
 
 

@@ -1,14 +1,17 @@
-"""The queue that asks for a zone's export (docs/decisions.md, "Programme guide: the zone's export"): a message
-per zone whose guide changed, sent by the import function and the operator commands, read by the export
-function (`ott.tvguide.zone_export`). Kept apart from the export's writing so that senders import little."""
+"""The queue that asks for a zone's export (docs/decisions.md, "Programme guide: the zone's export"): a message per zone
+whose guide changed, sent by the import function and the guide's operations (`ott.tvguide.operations`, for the operator
+commands and staff routes), read by the export function (`ott.tvguide.zone_export`). Kept apart from the export's
+writing so that senders import little."""
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from functools import partial
 from typing import Any
 from uuid import uuid4
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.tvguide.zones import ZoneName
 
@@ -66,3 +69,8 @@ def request_exports(sqs: Any, queue_url: str, zones: Iterable[str]) -> None:
         failed = sqs.send_message_batch(QueueUrl=queue_url, Entries=batch).get("Failed", [])
         if failed:
             raise RuntimeError(f"the export queue refused {len(failed)} messages: {failed[0].get('Message')}")
+
+
+def export_requests() -> Callable[[Collection[str]], None]:
+    """A function's export requests (`ott.tvguide.operations.ExportRequests`): to the template's queue."""
+    return partial(request_exports, client("sqs"), export_queue_url())

@@ -1,11 +1,11 @@
 """What operators do with the guide's zones, configuration and imports besides importing (docs/guide-data.md,
 "Zones"): create a zone, delete one, list the zones, replace the configuration, look at the imports and their
-reports. Each function takes the store (and the audit trail, the staff member where it records a change) as its
-arguments, so the operator commands (`ops.guide_zones`, `ops.guide_config_load`, `ops.guide_import`) and staff
-routes call the same code."""
+reports. Each function takes the store (and the audit trail, the staff member where it records a change, the
+export requests where it changes a zone's guide) as its arguments, so the operator commands (`ops.guide_zones`,
+`ops.guide_config_load`, `ops.guide_import`) and staff routes call the same code."""
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,9 @@ CONFIG_ATTEMPTS = 3
 # The import function's timeout (template.yaml, 900 s) and a minute: a report still `running` after that is of an
 # import that died (its Lambda timed out or crashed) and no longer holds its zone.
 IMPORT_SECONDS = 960
+# Asks for the named zones' exports to be written again (`ott.tvguide.export_queue.export_requests`): every change
+# of a zone's guide, channels or existence ends with it, so that GET /tvguide/2/xmltv.xml follows.
+ExportRequests = Callable[[Collection[str]], None]
 
 
 class ZoneExists(InvalidInput):
@@ -70,11 +73,13 @@ def create_zone(
     timezone: str | None = None,
     territories: list[int] | None = None,
     audited: "Callable[[Zone], AuditEntry] | None" = None,
+    *,
+    exports: ExportRequests,
 ) -> Zone:
     """A new zone in the configuration: InvalidInput for a name, label or time zone out of bounds (nothing
     written), ZoneExists when there is one by that name. Written conditionally on the configuration read, read
     again when another writer changed it meanwhile; with the audit entry `audited` makes of the zone, in the same
-    transaction."""
+    transaction. Its export is asked for: an empty guide until its first import, not a 404."""
     try:
         zone = new_zone(name, geo, timezone, territories)
     except ValidationError as error:
@@ -87,17 +92,19 @@ def create_zone(
         return config.model_copy(update={"zones": [*config.zones, zone]})
 
     change_configuration(store, added, audited(zone) if audited else None)
+    exports([zone.name])
     return zone
 
 
-def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
+def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportRequests) -> ZoneDeleted:
     """Deletes the zone and what only it holds: its configuration entry first (so that no import into it starts
     any more), then its channel-days and their telecasts' places, the channels no other zone schedules and the
     shows left on no channel. Import reports stay (the history of the week, naming a zone that is gone). Refused
     (ZoneBusy) while an import into the zone runs (a `running` report younger than IMPORT_SECONDS; `now` is the
     time in epoch seconds) and for World/Anywhere, the zone of every client no other zone claims. A zone no
     longer configured whose data is still there (an import that was running while it was deleted) is cleaned
-    up the same way; ZoneNotFound when there is neither."""
+    up the same way; ZoneNotFound when there is neither. Its export is asked for: the export function deletes a
+    deleted zone's."""
     if name == WORLD:
         raise ZoneBusy(f"{WORLD} is the zone of clients no other zone claims: import into it to replace its guide")
     running = [
@@ -116,6 +123,7 @@ def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
     if not configured and not dropped.channel_days and not dropped.channels:
         raise ZoneNotFound(f"no zone {name!r}")
     shows = store.drop_show_channels(dropped.channels)
+    exports([name])
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
 
 
@@ -142,12 +150,16 @@ def replace_configuration(
     version: int | None,
     now: datetime,
     source: str,
+    *,
+    exports: ExportRequests,
 ) -> tuple[GuideConfig, int]:
     """Replaces the whole configuration with `document` once it is checked whole (ConfigurationInvalid lists every
     problem, nothing written), conditionally on `version`, the one the editor read (None: the one read here);
     ConfigurationChanged (409) when another writer saved since. Recorded in the audit trail, in the same
     transaction (the store is built with the audit log), with what changed: each zone, channel override and rubric
-    added, changed or removed, before and after. The configuration saved and its new version."""
+    added, changed or removed, before and after. The exports of every zone it had or has are asked for (overrides
+    change channels' logos and sites; a zone left out is deleted, its export with it). The configuration saved and
+    its new version."""
     require_area(staff, Area.GUIDE)
     config = checked_configuration(document)
     current, read = store.configuration()
@@ -157,6 +169,7 @@ def replace_configuration(
     subject = f"configuration version {read + 1}"
     change = entry(Area.GUIDE, "replace_configuration", subject, staff, now, detail=source, before=before, after=after)
     store.save_configuration(config, read, change)
+    exports({zone.name for zone in [*current.zones, *config.zones]})
     return config, read + 1
 
 

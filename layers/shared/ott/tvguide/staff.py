@@ -17,7 +17,14 @@ from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
 from ott.tvguide.mapping import GuideTelecast
 from ott.tvguide.models import Category, TelecastImage
-from ott.tvguide.operations import create_zone, import_history, inbox_key, replace_configuration, zones_overview
+from ott.tvguide.operations import (
+    ExportRequests,
+    create_zone,
+    import_history,
+    inbox_key,
+    replace_configuration,
+    zones_overview,
+)
 from ott.tvguide.params import iso_date
 from ott.tvguide.store import GuideStore
 from ott.tvguide.zones import Label, Zone, ZoneName, day_span, local_date
@@ -143,16 +150,18 @@ def report(store: GuideStore, staff: Staff, key: str) -> ImportReport:
     return ImportReport.model_validate({**found, "key": key})
 
 
-def new_zone(store: GuideStore, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
+def new_zone(store: GuideStore, exports: ExportRequests, staff: Staff, request: NewZone, now: datetime) -> ZoneRow:
     """The zone created (409 when one has its name, nothing written), with its audit entry in the configuration's
-    own transaction (the store is built with the audit log)."""
+    own transaction (the store is built with the audit log), and its export asked for."""
     require_area(staff, Area.GUIDE)
 
     def audited(zone: Zone) -> AuditEntry:
         after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
         return audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after)
 
-    zone = create_zone(store, request.name, request.geo, request.timezone, request.territories, audited)
+    zone = create_zone(
+        store, request.name, request.geo, request.timezone, request.territories, audited, exports=exports
+    )
     return ZoneRow(name=zone.name, geo=zone.geo, timezone=zone.timezone, territories=zone.territories, channels=0)
 
 
@@ -163,17 +172,18 @@ def configuration(store: GuideStore, staff: Staff) -> ConfigurationReply:
 
 
 def save_configuration(
-    store: GuideStore, staff: Staff, change: ConfigurationChange, now: datetime
+    store: GuideStore, exports: ExportRequests, staff: Staff, change: ConfigurationChange, now: datetime
 ) -> ConfigurationReport:
     """The configuration checked whole, then (unless only checked) saved over the version the editor read with its
-    audit entry (the store is built with the audit log); 409 when another save came first."""
+    audit entry (the store is built with the audit log), and the zones' exports asked for; 409 when another save
+    came first."""
     require_area(staff, Area.GUIDE)
     try:
         if change.check:
             checked_configuration(change.configuration)
             return ConfigurationReport(valid=True)
         _, version = replace_configuration(
-            store, staff, change.configuration, change.version, now, "the console's editor"
+            store, staff, change.configuration, change.version, now, "the console's editor", exports=exports
         )
     except ConfigurationInvalid as invalid:
         return ConfigurationReport(valid=False, problems=invalid.problems)
