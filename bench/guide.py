@@ -60,7 +60,7 @@ class StubStore:
     def put_day(self, key: Any, telecasts: Any, carried: int = 0) -> None:
         return None
 
-    def merge_channels(self, zone: str, channels: Any, dates: Any) -> None:
+    def merge_channels(self, zone: str, channels: Any, dates: Any, held: Any = None) -> None:
         return None
 
     def merge_shows(self, shows: Any) -> None:
@@ -68,6 +68,11 @@ class StubStore:
 
     def flush(self) -> None:
         return None
+
+    def importing(self, zone: str) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext()
 
 
 def guide_lines(channels: int, days: int, per_day: int, first: date, description: int = 0) -> Iterator[str]:

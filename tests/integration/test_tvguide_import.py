@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from lxml import etree
 
+from local.metering import counting_calls
 from local.pollers import deliver
 from ott.aws import client
 from ott.storage.dynamo import dynamo_database
@@ -91,6 +92,24 @@ def test_reimport_changes_nothing(aws):
     before = snapshot()
     upload("World/Anywhere/again.xml", data)
     assert snapshot() == before
+
+
+def test_an_unchanged_reimport_writes_nothing_and_a_changed_day_writes_that_day(aws):
+    """Issue 18, "Daily re-imports write only what changed", against moto: the unchanged file again takes the
+    lease and puts it back (no other write, two Queries); one changed day writes one day item."""
+    create_zone(guide_store(), "Europe/Moscow", ["Europe/Moscow"], "Europe/Moscow")
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    store = guide_store()
+    import_guide(store, lambda: io.BytesIO(data), "Europe/Moscow")
+    with counting_calls(client("dynamodb")) as calls:
+        import_guide(store, lambda: io.BytesIO(data), "Europe/Moscow")
+    assert calls == {"Query": 2, "PutItem": 2}
+    changed = data.replace(b"<title", b"<title lang='x'>changed</title><title", 1)
+    before = snapshot()
+    import_guide(store, lambda: io.BytesIO(changed), "Europe/Moscow")
+    after = snapshot()
+    days = {key for key in after if key[0].startswith("DAY#") and after[key] != before.get(key)}
+    assert len(days) == 1
 
 
 def test_not_xmltv_writes_nothing(aws):
@@ -198,7 +217,8 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
     table = ["--table", TEMPLATE.physical_name("GuideTable")]
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 0
     assert "deleted zone 'Europe/Moscow'" in capsys.readouterr().out
-    assert set(snapshot()) == {("CHANNEL", "#config")}  # days, places, channels and shows gone; the report stays
+    # Days, places, channels, shows and their digests gone; the report and the guide's (free) import lease stay.
+    assert set(snapshot()) == {("CHANNEL", "#config"), ("DIGESTS", "#lease")}
     assert guide_store().import_result(key)["status"] == "imported"
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 1
     assert "no zone 'Europe/Moscow'" in capsys.readouterr().err

@@ -11,6 +11,8 @@ Query of one partition, never a Scan:
 | `TELECAST#<id>` | `-` | where a telecast is: zone, channel, day |
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
 | `IMPORT` | object key | the report of an import (its progress while it runs), kept a week: the imports' history |
+| `DIGESTS` | `DAY#<zone>#<nn>`, `SHOW#<nn>` | the manifest: digests of what imports wrote (`ott.tvguide.manifest`) |
+| `DIGESTS` | `#lease` | the lease of the import writing |
 
 Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
 enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
@@ -18,8 +20,10 @@ after their day (0: never).
 """
 
 import json
+import secrets
 import zlib
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import reduce
@@ -32,6 +36,7 @@ from ott.aws import client
 from ott.config import EnvSettings, load_settings
 from ott.errors import DomainError
 from ott.storage import (
+    Condition,
     ConditionFailed,
     Database,
     DeleteItem,
@@ -47,7 +52,8 @@ from ott.storage import (
 from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast
+from ott.tvguide.manifest import DIGESTS, LEASE_SK, SHOW_CHUNK, Manifest, day_chunk, digest
+from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_show
 from ott.tvguide.models import Category, CategoryType, Profile
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
@@ -58,7 +64,22 @@ DAY_ITEM_BYTES = 350_000
 TRANSACTION_BYTES = 3_000_000
 # What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
 LEAN_FIELDS = ("i", "s", "d", "a", "h")
+LEASE_KEY: Key = {"pk": DIGESTS, "sk": LEASE_SK}
+# An import renews its lease every LEASE_SECONDS / 4 as it writes; one not renewed for LEASE_SECONDS died.
+LEASE_SECONDS = 120
+# A second import waits for the first in-process, looking every LEASE_POLL_SECONDS, this many times at most
+# (ten minutes: the import function runs 15), then gives up (ImportBusy) and SQS delivers its message again.
+LEASE_POLL_SECONDS = 2.0
+LEASE_POLLS = 300
 DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
+
+
+class ImportBusy(RuntimeError):
+    """Another import held the guide's lease for as long as this one could wait; nothing was written."""
+
+
+class ImportTakenOver(RuntimeError):
+    """This import's lease lapsed and another import took it over: this one stops writing."""
 
 
 class ConfigurationChanged(DomainError):
@@ -72,6 +93,11 @@ class ConfigurationChanged(DomainError):
 class ChannelRecord:
     channel: GuideChannel
     dates: dict[str, list[date]] = field(default_factory=dict)  # zone → local dates with a schedule
+    zones: set[str] = field(default_factory=set)  # the zones whose guides declare the channel
+    expired: set[str] = field(default_factory=set)  # `zone_date`s past retention still in the item
+
+
+Held = Mapping[int, ChannelRecord]  # the catalogue's channels by id, as an import read them
 
 
 @dataclass
@@ -96,9 +122,12 @@ class GuideStore(Protocol):
     def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]: ...
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]: ...
     def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None: ...
-    def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None: ...
+    def merge_channels(
+        self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]], held: "Held | None" = None
+    ) -> None: ...
     def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
     def flush(self) -> None: ...
+    def importing(self, zone: str) -> AbstractContextManager[None]: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
     def import_results(self) -> dict[str, dict[str, Any]]: ...
@@ -266,12 +295,23 @@ def channel_key(channel_id: int) -> Key:
     return {"pk": "CHANNEL", "sk": id_key(channel_id)}
 
 
+@dataclass
+class Load:
+    """The import holding the lease: its token, when it last renewed the lease, the manifest it compares with."""
+
+    token: str
+    renewed: float
+    manifest: Manifest
+    wrote: bool = False
+
+
 class DynamoGuideStore:
     def __init__(self, database: Database, table: str, retention_days: int = 0) -> None:
         self._database = database
         self._table = Table(table, "pk", "sk", ttl="ttl")
         self._retention = retention_days
         self._pending: list[Item] = []
+        self._load: Load | None = None
 
     # ---- configuration and channels
 
@@ -306,10 +346,12 @@ class DynamoGuideStore:
         for item in items:
             if item["sk"] != "#config":
                 record = channel_record(unpack(item["doc"]), item.get("dates", ()))
+                record.zones = set(item.get("zones", ()))
                 if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
-                    now = self._database.now()
+                    record.expired = self._stale(item.get("dates", ()))
                     record.dates = {
-                        zone: [day for day in days if self._expiry(day) > now] for zone, days in record.dates.items()
+                        zone: [day for day in days if zone_date(zone, day) not in record.expired]
+                        for zone, days in record.dates.items()
                     }
                 channels[record.channel.channel_id] = record
         return Catalogue(config, version, channels)
@@ -360,8 +402,14 @@ class DynamoGuideStore:
         expiry = self._expiry(day)
         ttl = {"ttl": expiry} if expiry else {}
         doc, cut = fitted_day([telecast_row(telecast) for telecast in telecasts])
+        alias = telecasts[0].alias
+        if self._load is not None:  # the same day as the table holds is not written again
+            entry, written = f"{id_key(channel_id)}/{day.isoformat()}", digest(doc, alias, str(carried), str(expiry))
+            if self._load.manifest.same(day_chunk(zone), entry, written):
+                return cut
+            self._load.manifest.record(day_chunk(zone), entry, written)
         self._pending.append(
-            {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": telecasts[0].alias, "doc": doc, **ttl}
+            {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": alias, "doc": doc, **ttl}
         )
         for telecast in telecasts[carried:]:
             place = {"zone": zone, "channel": channel_id, "day": day.isoformat()}
@@ -377,12 +425,24 @@ class DynamoGuideStore:
             return 0
         return int(datetime.combine(day + timedelta(days=1 + self._retention), datetime.min.time(), UTC).timestamp())
 
-    def merge_channels(self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]]) -> None:
+    def merge_channels(
+        self,
+        zone: str,
+        channels: Iterable[GuideChannel],
+        dates: dict[int, set[date]],
+        held: Mapping[int, ChannelRecord] | None = None,
+    ) -> None:
         """Each channel as this import found it; the dates it scheduled are added to the channel's set in one
         atomic update, so imports of other zones running at the same time lose nothing (the updates of up to 100
-        channels in one call). Dates past retention are taken out of the set."""
+        channels in one call). Dates past retention are taken out of the set. `held`: the channels as the
+        importer read them (the catalogue), so that a channel that would not change is not written, and nothing
+        is read again."""
         fresh = {channel.channel_id: channel for channel in channels}
-        expired = self._expired_dates(fresh) if self._retention else {}
+        if held is None:
+            expired = self._expired_dates(fresh) if self._retention else {}
+        else:
+            fresh = {number: channel for number, channel in fresh.items() if not unchanged(zone, channel, dates, held)}
+            expired = {number: held[number].expired for number in fresh if number in held}
         self._update_together(
             self._declared_in(
                 zone,
@@ -415,22 +475,35 @@ class DynamoGuideStore:
             items = [item for item in self._database.query(self._table, "CHANNEL") if item["sk"] != "#config"]
         else:
             items = self._batch_get(keys)
-        now, found = self._database.now(), {}
+        found = {}
         for item in items:
-            stale = {
-                entry
-                for entry in item.get("dates", ())
-                if self._expiry(date.fromisoformat(entry.rpartition("\x1f")[2])) <= now
-            }
+            stale = self._stale(item.get("dates", ()))
             if stale:
                 found[int(item["sk"])] = stale
         return found
 
+    def _stale(self, zone_dates: Iterable[str]) -> set[str]:
+        """The `zone_date`s past retention."""
+        now = self._database.now()
+        return {entry for entry in zone_dates if self._expiry(date.fromisoformat(entry.rpartition("\x1f")[2])) <= now}
+
     def merge_shows(self, shows: Iterable[GuideShow]) -> None:
-        """Each show as this import found it, its channels added to the show's set atomically."""
+        """Each show as this import found it merged over the show as stored (`merged_show`), its channels added
+        to the show's set atomically. During an import, a show whose facts are those the last import writing it
+        said is neither read nor written: merging the same facts again changes nothing."""
+        said = list(shows)
+        if self._load is not None:
+            manifest, changed = self._load.manifest, []
+            for show in said:
+                facts = digest(pack(show_doc(show)), ",".join(sorted(map(str, show.channel_ids))))
+                if not manifest.same(SHOW_CHUNK, str(show.id), facts):
+                    manifest.record(SHOW_CHUNK, str(show.id), facts)
+                    changed.append(show)
+            said = changed
+        earlier = self.shows([show.id for show in said]) if said else {}
         self._update_together(
             self._merge({"pk": "SHOW", "sk": id_key(show.id)}, pack(show_doc(show)), "channels", show.channel_ids)
-            for show in shows
+            for show in (merged_show(show, earlier.get(show.id)) for show in said)
         )
 
     def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> tuple[UpdateItem, int]:
@@ -457,6 +530,7 @@ class DynamoGuideStore:
             self._write_together(group)
 
     def _write_together(self, group: list[UpdateItem]) -> None:
+        self._renew()
         try:
             self._database.write_together(group)
         except TransactionCancelled:
@@ -466,6 +540,110 @@ class DynamoGuideStore:
     def flush(self) -> None:
         self._write(self._pending)
         self._pending.clear()
+
+    # ---- one import writing at a time, and only what changed (ott.tvguide.manifest)
+
+    @contextmanager
+    def importing(self, zone: str) -> Iterator[None]:
+        """Holds the guide's lease while the block imports into `zone`: what the block writes through `put_day`
+        and `merge_shows` is compared with the manifest and written only where it differs; the manifest's
+        changed chunks are written when the block ends. A block that raises after writing leaves the lease
+        failed, so that the next import forgets what this one may have left untrue. Waits for another import
+        holding the lease (ImportBusy past LEASE_POLLS looks); ImportTakenOver when this one's lease lapsed."""
+        token = secrets.token_hex(8)
+        manifest, found = self._take_lease(zone, token)
+        if found is not None and (found.get("held") or found.get("failed")):
+            manifest.forget([day_chunk(found["zone"]), SHOW_CHUNK])
+        load = self._load = Load(token, self._database.clock(), manifest)
+        try:
+            yield
+            if load.wrote or manifest.changed:
+                self._write_manifest(manifest)
+        except BaseException:
+            self._release(load, found, failed=True)
+            raise
+        else:
+            self._release(load, found, failed=False)
+        finally:
+            self._load = None
+
+    def _take_lease(self, zone: str, token: str) -> tuple[Manifest, Item | None]:
+        """The manifest, read with the lease in one Query, and the lease as this import found it (None: there
+        was none; `held` or `failed`: of an import that died or failed). The lease is taken conditionally on its
+        count as read, so that nobody wrote between the read and the taking."""
+        for _ in range(LEASE_POLLS):
+            manifest, lease = Manifest(), None
+            for item in self._database.query(self._table, DIGESTS, consistent=True):
+                if item["sk"] == LEASE_SK:
+                    lease = item
+                else:
+                    manifest.chunks[item["sk"]] = unpack(item["doc"])
+            now = self._database.now()
+            if lease is not None and lease.get("held") and now - lease["since"] < LEASE_SECONDS:
+                self._database.pause(LEASE_POLL_SECONDS)
+                continue
+            count = lease["n"] if lease else 0
+            taken = {**LEASE_KEY, "token": token, "zone": zone, "since": now, "held": True, "n": count + 1}
+            unread = attr("pk").not_exists() if lease is None else attr("n").eq(count)
+            try:
+                self._database.put(self._table, taken, unread)
+            except ConditionFailed:
+                continue
+            return manifest, lease
+        raise ImportBusy("another import has been writing the guide for ten minutes; this one is tried again later")
+
+    def _renew(self) -> None:
+        """Marks that the import wrote, and renews its lease when a quarter of LEASE_SECONDS went by."""
+        load = self._load
+        if load is None:
+            return
+        load.wrote = True
+        if self._database.clock() - load.renewed < LEASE_SECONDS / 4:
+            return
+        load.renewed = self._database.clock()
+        try:
+            self._database.update(
+                self._table, LEASE_KEY, Update().set("since", self._database.now()), self._holds(load)
+            )
+        except ConditionFailed:
+            raise ImportTakenOver("this import's lease lapsed and another import took over") from None
+
+    def _release(self, load: Load, found: Item | None, failed: bool) -> None:
+        """Frees the lease; one that failed after writing stays `failed`. An import that wrote nothing leaves
+        the lease as it found it: the table is as before (a refused import, an unchanged re-import)."""
+        release: PutItem | UpdateItem | DeleteItem
+        if load.wrote:
+            released = Update().set("held", False).set("failed", failed).set("since", self._database.now())
+            release = UpdateItem(self._table, LEASE_KEY, released, self._holds(load))
+        elif found is None:
+            release = DeleteItem(self._table, LEASE_KEY, self._holds(load))
+        else:
+            release = PutItem(self._table, found, self._holds(load))
+        with suppress(ConditionFailed):  # taken over meanwhile: the other import forgets what this one wrote
+            self._database.write(release)
+
+    @staticmethod
+    def _holds(load: Load) -> Condition:
+        return attr("token").eq(load.token)
+
+    def _write_manifest(self, manifest: Manifest) -> None:
+        """The chunks this import changed (an emptied one deleted); day entries past retention left out."""
+        writes: list[PutItem | DeleteItem] = []
+        for chunk in sorted(manifest.changed):
+            entries = manifest.chunks.get(chunk, {})
+            if self._retention and not chunk.startswith(SHOW_CHUNK):
+                now = self._database.now()
+                entries = {
+                    entry: value
+                    for entry, value in entries.items()
+                    if self._expiry(date.fromisoformat(entry.rpartition("/")[2])) > now
+                }
+            key = {"pk": DIGESTS, "sk": chunk}
+            writes.append(
+                PutItem(self._table, {**key, "doc": pack(entries)}) if entries else DeleteItem(self._table, key)
+            )
+        self._renew()
+        self._database.batch_write(writes)
 
     def save_import(self, key: str, result: dict[str, Any]) -> None:
         expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
@@ -505,6 +683,7 @@ class DynamoGuideStore:
                 undeclared.delete("dates", entries)
             self._database.update(self._table, channel_key(channel_id), undeclared)
         unheld = {number for number in held if self._delete_emptied(channel_key(number), "dates", "zones")}
+        self._forget_digests(day_chunk(zone))
         return ZoneDropped(channel_days, unheld)
 
     def drop_show_channels(self, channel_ids: Collection[int]) -> int:
@@ -518,7 +697,14 @@ class DynamoGuideStore:
                 key = {"pk": "SHOW", "sk": item["sk"]}
                 self._database.update(self._table, key, Update().delete("channels", on))
                 emptied += self._delete_emptied(key, "channels")
+        if dropped:
+            self._forget_digests(SHOW_CHUNK)
         return emptied
+
+    def _forget_digests(self, prefix: str) -> None:
+        """Deletes the manifest's chunks under `prefix`: what was deleted is written again by its next import."""
+        chunks = self._database.query(self._table, DIGESTS, attr("sk").begins_with(prefix), projection=("pk", "sk"))
+        self._database.batch_write([DeleteItem(self._table, {"pk": item["pk"], "sk": item["sk"]}) for item in chunks])
 
     def _delete_emptied(self, key: Key, *set_names: str) -> bool:
         """Deletes the item when its sets are gone (DynamoDB removes a set whose last member is deleted)."""
@@ -531,10 +717,25 @@ class DynamoGuideStore:
 
     def _write(self, items: list[Item]) -> None:
         """A later write of the same key replaces the earlier one (the kernel's batch keeps the last)."""
+        if items:
+            self._renew()
         self._database.batch_write([PutItem(self._table, item) for item in items])
 
     def _batch_get(self, keys: list[Key]) -> list[Item]:
         return self._database.batch_get({self._table: keys})[self._table.name]
+
+
+def unchanged(zone: str, channel: GuideChannel, dates: dict[int, set[date]], held: Mapping[int, ChannelRecord]) -> bool:
+    """Whether writing the channel (merged over `held`) would change nothing: the same document, the zone and
+    its dates there already, no date past retention to take out."""
+    record = held.get(channel.channel_id)
+    return (
+        record is not None
+        and not record.expired
+        and zone in record.zones
+        and dates.get(channel.channel_id, set()) <= set(record.dates.get(zone, ()))
+        and channel_doc(ChannelRecord(channel)) == channel_doc(record)
+    )
 
 
 def _config_of(item: Item | None) -> tuple[GuideConfig, int]:

@@ -1,0 +1,65 @@
+"""What the guide's table holds, for imports that write only what changed (docs/decisions.md, "Programme guide:
+storage", issue 18 third part), and the lease that lets one import write at a time.
+
+The **manifest** keeps a digest per channel-day (of the item an import wrote) and per show (of the facts the
+last import that wrote it said), in chunks spread by a hash of the entry: the day entries of a zone in
+`DIGESTS`/`DAY#<zone>#<nn>`, the show entries in `DIGESTS`/`SHOW#<nn>`. An import reads every chunk in one Query,
+compares what it would write with what is recorded, writes only what differs and then the chunks that changed.
+
+The **lease** (`DIGESTS`/`#lease`) is held by the import writing: taken by a conditional put, renewed as the
+import writes, deleted when it ends. The manifest stays true only while nobody else writes between an import's
+read of it and its chunks' write, so a second import waits in-process for the first; an import that fails
+halfway leaves its lease lapsed (`since` 0), and one that dies stops renewing it: the next import takes it over
+and forgets what the failed one may have left untrue (its zone's day entries and every show entry), so those
+are written again once.
+"""
+
+import base64
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+DIGESTS = "DIGESTS"
+CHUNKS = 64  # per zone and for the shows: ~20 bytes an entry packed, a chunk holds ~17,000 within 350 KB
+LEASE_SK = "#lease"
+SHOW_CHUNK = "SHOW#"
+
+
+def digest(*parts: bytes | str) -> str:
+    hasher = hashlib.blake2b(digest_size=9)
+    for part in parts:
+        hasher.update(part.encode() if isinstance(part, str) else part)
+        hasher.update(b"\x1f")
+    return base64.b64encode(hasher.digest()).decode()
+
+
+def day_chunk(zone: str) -> str:
+    return f"DAY#{zone}#"
+
+
+def chunk_of(prefix: str, entry: str) -> str:
+    number = int.from_bytes(hashlib.blake2b(entry.encode(), digest_size=4).digest(), "big") % CHUNKS
+    return f"{prefix}{number:02d}"
+
+
+@dataclass
+class Manifest:
+    """The chunks as read (chunk → entry → digest) and which of them this import changed or must rewrite."""
+
+    chunks: dict[str, dict[str, str]] = field(default_factory=dict)
+    changed: set[str] = field(default_factory=set)
+
+    def forget(self, prefixes: Iterable[str]) -> None:
+        """Entries that may be untrue (a failed import's): dropped, and their chunks rewritten without them."""
+        prefixes = tuple(prefixes)
+        for chunk in [chunk for chunk in self.chunks if chunk.startswith(prefixes)]:
+            del self.chunks[chunk]
+            self.changed.add(chunk)
+
+    def same(self, prefix: str, entry: str, value: str) -> bool:
+        return self.chunks.get(chunk_of(prefix, entry), {}).get(entry) == value
+
+    def record(self, prefix: str, entry: str, value: str) -> None:
+        chunk = chunk_of(prefix, entry)
+        self.chunks.setdefault(chunk, {})[entry] = value
+        self.changed.add(chunk)
