@@ -164,8 +164,8 @@ FUNCTIONS = {
         [],
         {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"},
         {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:GetItem dynamodb:PutItem "
-            "dynamodb:Query dynamodb:UpdateItem",
+            "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:GetItem "
+            "dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem",  # DeleteItem: the import's lease put back
             "${GuideInboxBucket.Arn}/*": "s3:GetObject",
         },
     ),
