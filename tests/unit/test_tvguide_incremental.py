@@ -9,7 +9,14 @@ from ott.storage.memory import InMemoryDatabase
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.manifest import DIGESTS, LEASE_SK
 from ott.tvguide.operations import create_zone, delete_zone
-from ott.tvguide.store import LEASE_POLLS, LEASE_SECONDS, DynamoGuideStore, ImportBusy
+from ott.tvguide.store import (
+    LEASE_POLLS,
+    LEASE_SECONDS,
+    DynamoGuideStore,
+    ImportBusy,
+    channel_doc,
+    telecast_row,
+)
 from tests.stores import guide_store, name
 from tests.unit.test_tvguide_service import ZONES, A, guide, hours, load
 
@@ -78,27 +85,45 @@ def test_one_changed_day_writes_that_day_its_telecasts_and_its_show_only(store, 
     load(store, week(), "Europe/Berlin")
     keys = written_keys(database, monkeypatch)
     load(store, week({"20241203": "Спорт"}), "Europe/Berlin")
-    written = {pk.split("#")[0] for pk, _ in keys}
     days = [(pk, sk) for pk, sk in keys if pk.startswith("DAY#")]
     assert days == [(f"DAY#Europe/Berlin#{A:010d}", "2024-12-03")]
     assert len([pk for pk, _ in keys if pk.startswith("TELECAST#")]) == 10  # the day's places
-    assert [sk for pk, sk in keys if pk == "SHOW"] and "CHANNEL" not in written  # the new show; channels as they were
+    assert [sk for pk, sk in keys if pk == "SHOW"]  # the new show
+    assert {sk for pk, sk in keys if pk == "CHANNEL"} == {"#config"}  # published; the channels as they were
     titles = {telecast.titles["ru"] for telecast in store.channel_days("Europe/Berlin", A, [december(3)])[december(3)]}
     assert titles == {"Спорт"}
 
 
 def test_a_failed_import_is_forgotten_so_the_file_before_it_is_written_whole_again(store, database):
-    """An import that failed halfway left some items new while the manifest still says old: the next import of the
-    old file must not take them for unchanged."""
+    """An import that failed after writing left items new while the manifest still says old: the next import of
+    the old file must not take them for unchanged."""
     load(store, week(), "Europe/Berlin")
-    before = items_but_lease(database)
-    database.crash_next("UpdateItem")  # the new show's, after every day was written
+    before = guide_as_read(database)
+    database.crash_next("TransactWriteItems")  # the publication, after every day and show was written
     with pytest.raises(RuntimeError):
         load(store, week({day: "Спорт" for day in WEEK}), "Europe/Berlin")
     lease = next(item for item in database.items(TABLE) if item["sk"] == LEASE_SK)
     assert lease["failed"] and not lease["held"]
+    assert guide_as_read(database) == before  # never published
     load(store, week(), "Europe/Berlin")
-    assert items_but_lease(database) == before
+    assert guide_as_read(database) == before
+    load(store, week({day: "Спорт" for day in WEEK}), "Europe/Berlin")
+    assert guide_as_read(database) != before
+
+
+def guide_as_read(database: InMemoryDatabase) -> dict:
+    """Everything a client can read of the guide, through a store of its own (as a request has)."""
+    reader = guide_store(database)
+    catalogue = reader.catalogue()
+    days = {
+        (zone, number): {day: list(map(telecast_row, telecasts)) for day, telecasts in found.items()}
+        for number, record in catalogue.channels.items()
+        for zone, dates in record.dates.items()
+        if (found := reader.channel_days(zone, number, dates))
+    }
+    show_ids = {row["h"] for by_day in days.values() for rows in by_day.values() for row in rows if "h" in row}
+    channels = {number: (channel_doc(record), record.dates) for number, record in catalogue.channels.items()}
+    return {"channels": channels, "days": days, "shows": reader.shows(show_ids)}
 
 
 def test_a_second_import_waits_for_the_lease_and_gives_up_after_its_polls(store, database):

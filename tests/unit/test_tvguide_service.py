@@ -541,7 +541,8 @@ def test_channels_and_shows_are_written_a_hundred_in_a_call(store, guide_databas
     guide_database.calls.clear()
     load(store, guide(*lines, channels=aliases), "World/Anywhere")
     assert guide_database.calls["UpdateItem"] == 1  # the import's lease released, no channel's or show's
-    assert guide_database.calls["TransactWriteItems"] == 4  # 150 channels, then 150 shows, a hundred at a time
+    # 150 channels, then 150 shows, a hundred at a time, and the import's publication
+    assert guide_database.calls["TransactWriteItems"] == 5
     assert len(store.catalogue().channels) == 150 and len(store.shows([show_id_of("Show c7.tv")])) == 1
 
 

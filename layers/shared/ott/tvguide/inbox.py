@@ -68,7 +68,9 @@ def import_uploads(
     """Imports every guide the notification names and stores each one's report under its key: `running` with
     the channels and telecasts so far while it runs, then what it did. A guide that is not XMLTV, or a key whose
     zone is no zone name or does not exist, is refused and reported; the message is done (a retry would refuse it
-    again). Storage failures raise: SQS delivers the message again and the import, being idempotent, redoes it."""
+    again). Any other failure (storage, the lease another import holds too long) is reported `failed` with its
+    error, having changed nothing clients read, and raised: SQS delivers the message again and the import redoes
+    it."""
     for uploaded in uploaded_objects(body):
         zone = uploaded.zone[:64]
         started = epoch_seconds(clock())
@@ -83,6 +85,10 @@ def import_uploads(
             result = report_document(report, zone)
         except (NotXmltv, ImportRefused) as error:
             result = refusal_document(error, zone)
+        except Exception as error:  # the guide is as before (nothing published); SQS delivers the message again
+            failed = {"status": "failed", "zone": zone, "error": f"{type(error).__name__}: {error}"[:500]}
+            store.save_import(uploaded.key, {**failed, "started": started, "finished": epoch_seconds(clock())})
+            raise
         result.update(started=started, finished=epoch_seconds(clock()))
         logger.info("guide import", extra={"key": uploaded.key, **{k: v for k, v in result.items() if k != "examples"}})
         store.save_import(uploaded.key, result)

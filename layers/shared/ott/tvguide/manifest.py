@@ -1,5 +1,5 @@
-"""What the guide's table holds, for imports that write only what changed (docs/decisions.md, "Programme guide:
-storage", issue 18 third part), and the lease that lets one import write at a time.
+"""Imports as versioned loads that write only what changed, one at a time (docs/decisions.md, "Issue 18, third
+part"): the manifest of what the table holds, the lease, and the generations readers see.
 
 The **manifest** keeps a digest per channel-day (of the item an import wrote) and per show (of the facts the
 last import that wrote it said), in chunks spread by a hash of the entry: the day entries of a zone in
@@ -12,12 +12,19 @@ read of it and its chunks' write, so a second import waits in-process for the fi
 halfway leaves its lease lapsed (`since` 0), and one that dies stops renewing it: the next import takes it over
 and forgets what the failed one may have left untrue (its zone's day entries and every show entry), so those
 are written again once.
+
+Every import is a **versioned load**: it writes the items it changes with its generation and keeps in each what
+readers of the published generation see; it publishes last (the configuration item's `gen`). Readers pin the
+published generation at their first read and take each item as that generation has it (`seen`).
 """
 
 import base64
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ott.storage import Item
 
 DIGESTS = "DIGESTS"
 CHUNKS = 64  # per zone and for the shows: ~20 bytes an entry packed, a chunk holds ~17,000 within 350 KB
@@ -63,3 +70,39 @@ class Manifest:
         chunk = chunk_of(prefix, entry)
         self.chunks.setdefault(chunk, {})[entry] = value
         self.changed.add(chunk)
+
+
+# ---- versioned items: readers see the guide of one published generation, never a load halfway
+
+WRITTEN, KEPT, PREFIX = "v", "pv", "_"  # the load that wrote an item, the one its kept content is of, its names
+
+
+class Generation(NamedTuple):
+    """What a reader sees: items written by load `gen` or earlier, except by loads that never published."""
+
+    gen: int = 0
+    aborted: frozenset[int] = frozenset()
+
+    def sees(self, written: int) -> bool:
+        return written <= self.gen and written not in self.aborted
+
+
+def seen(item: Item, generation: Generation, fields: tuple[str, ...]) -> Item | None:
+    """The item as readers of `generation` see it: as written, or with the content the load that wrote it kept
+    of the generation before (None: the item did not exist for them)."""
+    if generation.sees(item.get(WRITTEN, 0)):
+        return item
+    if KEPT in item and generation.sees(item[KEPT]) and PREFIX + fields[0] in item:
+        view = {name: value for name, value in item.items() if name not in fields}
+        view.update({name: item[PREFIX + name] for name in fields if PREFIX + name in item})
+        return view
+    return None
+
+
+def kept(before: Item | None, load: int, published: Generation, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The attributes a load writes beside an item's new content: its generation, and what readers of the
+    published generation see of the item (`before`, None: nothing) under the kept names."""
+    attributes: dict[str, Any] = {WRITTEN: load, KEPT: published.gen}
+    if before is not None:
+        attributes.update({PREFIX + name: before[name] for name in fields if name in before})
+    return attributes

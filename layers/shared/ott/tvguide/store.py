@@ -52,19 +52,36 @@ from ott.storage import (
 from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.manifest import DIGESTS, LEASE_SK, SHOW_CHUNK, Manifest, day_chunk, digest
+from ott.tvguide.manifest import (
+    DIGESTS,
+    KEPT,
+    LEASE_SK,
+    PREFIX,
+    SHOW_CHUNK,
+    WRITTEN,
+    Generation,
+    Manifest,
+    day_chunk,
+    digest,
+    kept,
+    seen,
+)
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_show
 from ott.tvguide.models import Category, CategoryType, Profile
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
 # A channel-day's document at most: DynamoDB takes 400 KB an item, with its keys and attributes.
-DAY_ITEM_BYTES = 350_000
+DAY_ITEM_BYTES = 190_000  # twice this within 400 KB: a load keeps the day's content before it for its readers
 # Channels and shows written in one transaction at most (DynamoDB takes 4 MB a TransactWriteItems).
 TRANSACTION_BYTES = 3_000_000
 # What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
 LEAN_FIELDS = ("i", "s", "d", "a", "h")
 LEASE_KEY: Key = {"pk": DIGESTS, "sk": LEASE_SK}
+# What a load keeps of an item for the readers of the generation before (ott.tvguide.manifest.seen).
+DAY_FIELDS = ("doc", "alias")
+CHANNEL_FIELDS = ("doc", "dates", "zones")
+SHOW_FIELDS = ("doc", "channels")
 # An import renews its lease every LEASE_SECONDS / 4 as it writes; one not renewed for LEASE_SECONDS died.
 LEASE_SECONDS = 120
 # A second import waits for the first in-process, looking every LEASE_POLL_SECONDS, this many times at most
@@ -302,6 +319,8 @@ class Load:
     token: str
     renewed: float
     manifest: Manifest
+    gen: int  # the generation its writes carry
+    aborted: frozenset[int]  # the loads that never published, carried into the configuration item at publication
     wrote: bool = False
 
 
@@ -311,19 +330,29 @@ class DynamoGuideStore:
         self._table = Table(table, "pk", "sk", ttl="ttl")
         self._retention = retention_days
         self._pending: list[Item] = []
+        self._pending_days: list[Item] = []
         self._load: Load | None = None
+        self._pinned: Generation | None = None  # the generation this store's reads see, from the first read
+        self._channel_items: dict[int, Item] = {}  # the channels as a load read them (what their readers see)
 
     # ---- configuration and channels
 
     def configuration(self) -> tuple[GuideConfig, int]:
-        return _config_of(self._database.get(self._table, CONFIG_KEY))
+        return self._config_of(self._database.get(self._table, CONFIG_KEY))
+
+    def _config_of(self, item: Item | None) -> tuple[GuideConfig, int]:
+        """The configuration and its version; the published generation is pinned from the same item."""
+        if self._pinned is None:
+            self._pinned = published(item)
+        return _config_of(item)
 
     def save_configuration(self, config: GuideConfig, version: int) -> None:
-        """Conditional on the version read: two writers never lose each other's zones."""
-        item = {**CONFIG_KEY, "doc": pack(config.model_dump(mode="json", by_alias=True)), "version": version + 1}
+        """Conditional on the version read: two writers never lose each other's zones. An update, so that the
+        published generation the item holds too stays."""
+        update = Update().set("doc", pack(config.model_dump(mode="json", by_alias=True))).set("version", version + 1)
         unchanged = attr("pk").not_exists() if version == 0 else attr("version").eq(version)
         try:
-            self._database.put(self._table, item, unchanged)
+            self._database.update(self._table, CONFIG_KEY, update, unchanged)
         except ConditionFailed:
             raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
 
@@ -341,19 +370,20 @@ class DynamoGuideStore:
             keys = [CONFIG_KEY] + [channel_key(number) for number in sorted(set(channel_ids))]
             items = sorted(self._batch_get(keys), key=lambda item: item["sk"])
         config_item = next((item for item in items if item["sk"] == "#config"), None)
-        config, version = _config_of(config_item)
+        config, version = self._config_of(config_item)
         channels = {}
-        for item in items:
-            if item["sk"] != "#config":
-                record = channel_record(unpack(item["doc"]), item.get("dates", ()))
-                record.zones = set(item.get("zones", ()))
-                if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
-                    record.expired = self._stale(item.get("dates", ()))
-                    record.dates = {
-                        zone: [day for day in days if zone_date(zone, day) not in record.expired]
-                        for zone, days in record.dates.items()
-                    }
-                channels[record.channel.channel_id] = record
+        for item in self._visible([item for item in items if item["sk"] != "#config"], CHANNEL_FIELDS):
+            if self._load is not None:
+                self._channel_items[int(item["sk"])] = item
+            record = channel_record(unpack(item["doc"]), item.get("dates", ()))
+            record.zones = set(item.get("zones", ()))
+            if self._retention:  # the days DynamoDB may not have deleted yet are gone all the same
+                record.expired = self._stale(item.get("dates", ()))
+                record.dates = {
+                    zone: [day for day in days if zone_date(zone, day) not in record.expired]
+                    for zone, days in record.dates.items()
+                }
+            channels[record.channel.channel_id] = record
         return Catalogue(config, version, channels)
 
     # ---- schedules
@@ -361,7 +391,7 @@ class DynamoGuideStore:
     def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]:
         wanted = {(day_key(zone, channel), day.isoformat()): (zone, channel, day) for zone, channel, day in keys}
         found = {}
-        for item in self._batch_get([{"pk": pk, "sk": sk} for pk, sk in wanted]):
+        for item in self._pinned_get([{"pk": pk, "sk": sk} for pk, sk in wanted], DAY_FIELDS):
             key = wanted[(item["pk"], item["sk"])]
             found[key] = self._telecasts(item, key[0], key[1])
         return found
@@ -372,10 +402,12 @@ class DynamoGuideStore:
             return {}
         wanted = {day.isoformat() for day in dates}
         between = attr("sk").between(min(wanted), max(wanted))
+        if self._pinned is None:
+            self.configuration()
+        items = self._database.query(self._table, day_key(zone, channel_id), between)
         return {
             date.fromisoformat(item["sk"]): self._telecasts(item, zone, channel_id)
-            for item in self._database.query(self._table, day_key(zone, channel_id), between)
-            if item["sk"] in wanted
+            for item in self._visible([item for item in items if item["sk"] in wanted], DAY_FIELDS)
         }
 
     def _telecasts(self, item: Item, zone: str, channel_id: int) -> list[GuideTelecast]:
@@ -389,9 +421,27 @@ class DynamoGuideStore:
         }
 
     def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]:
-        keys = [{"pk": "SHOW", "sk": id_key(number)} for number in set(show_ids)]
-        shows = (show_of(unpack(item["doc"]), item.get("channels", ())) for item in self._batch_get(keys))
-        return {show.id: show for show in shows}
+        return {show.id: show for show in map(show_of_item, self._show_items(show_ids))}
+
+    def _show_items(self, show_ids: Collection[int]) -> list[Item]:
+        return self._pinned_get([{"pk": "SHOW", "sk": id_key(number)} for number in set(show_ids)], SHOW_FIELDS)
+
+    # ---- what readers see: the published generation, pinned at the first read
+
+    def _pinned_get(self, keys: list[Key], fields: tuple[str, ...]) -> list[Item]:
+        """The items at `keys` as the pinned generation has them; the configuration item read in the same call
+        when nothing is pinned yet."""
+        if self._pinned is None:
+            items = self._batch_get([CONFIG_KEY, *keys])
+            self._config_of(next((item for item in items if item["sk"] == CONFIG_KEY["sk"]), None))
+            items = [item for item in items if item["pk"] != CONFIG_KEY["pk"] or item["sk"] != CONFIG_KEY["sk"]]
+        else:
+            items = self._batch_get(keys)
+        return self._visible(items, fields)
+
+    def _visible(self, items: Iterable[Item], fields: tuple[str, ...]) -> list[Item]:
+        generation = self._pinned or Generation()
+        return [view for item in items if (view := seen(item, generation, fields)) is not None]
 
     # ---- imports
 
@@ -408,9 +458,13 @@ class DynamoGuideStore:
             if self._load.manifest.same(day_chunk(zone), entry, written):
                 return cut
             self._load.manifest.record(day_chunk(zone), entry, written)
-        self._pending.append(
-            {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": alias, "doc": doc, **ttl}
-        )
+        item = {"pk": day_key(zone, channel_id), "sk": day.isoformat(), "alias": alias, "doc": doc, **ttl}
+        if self._load is not None:  # kept for readers with what they see now, a hundred read in a call
+            self._pending_days.append(item)
+            if len(self._pending_days) == BATCH_GET_LIMIT:
+                self._write_days()
+        else:
+            self._pending.append(item)
         for telecast in telecasts[carried:]:
             place = {"zone": zone, "channel": channel_id, "day": day.isoformat()}
             self._pending.append({"pk": f"TELECAST#{telecast.id}", "sk": "-", **place, **ttl})
@@ -443,6 +497,12 @@ class DynamoGuideStore:
         else:
             fresh = {number: channel for number, channel in fresh.items() if not unchanged(zone, channel, dates, held)}
             expired = {number: held[number].expired for number in fresh if number in held}
+        if (load := self._load) is not None:
+            self._update_together(
+                self._versioned_channel(load, zone, channel, dates.get(number, set()), expired.get(number, set()))
+                for number, channel in fresh.items()
+            )
+            return
         self._update_together(
             self._declared_in(
                 zone,
@@ -460,6 +520,35 @@ class DynamoGuideStore:
                 self._database.update(
                     self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
                 )
+
+    def _versioned_channel(
+        self, load: Load, zone: str, channel: GuideChannel, added: set[date], expired: set[str]
+    ) -> tuple[UpdateItem, int]:
+        """The load's write of a channel: its document, its zones and dates whole (one import writes at a time),
+        and what readers of the published generation see of it."""
+        before = self._channel_items.get(channel.channel_id)
+        dates = set(before.get("dates", ())) if before else set()
+        dates = (dates | {zone_date(zone, day) for day in added}) - expired
+        zones = (set(before.get("zones", ())) if before else set()) | {zone}
+        doc = pack(channel_doc(ChannelRecord(channel)))
+        content = {"doc": doc, "dates": dates, "zones": zones}
+        size = len(doc) + sum(len(entry) for entry in dates)
+        return self._versioned(load, channel_key(channel.channel_id), content, before, CHANNEL_FIELDS), size
+
+    def _versioned(
+        self, load: Load, key: Key, content: dict[str, Any], before: Item | None, fields: tuple[str, ...]
+    ) -> UpdateItem:
+        """An update writing `content` (an empty set removed) and keeping `before` for the published generation's
+        readers; other attributes of the item stay."""
+        update = Update()
+        attributes = {**content, **kept(before, load.gen, self._published(), fields)}
+        for name in [*fields, *(PREFIX + name for name in fields)]:
+            if attributes.get(name) in (None, set()):
+                update.remove(name)
+            else:
+                update.set(name, attributes[name])
+        update.set(WRITTEN, attributes[WRITTEN]).set(KEPT, attributes[KEPT])
+        return UpdateItem(self._table, key, update)
 
     @staticmethod
     def _declared_in(zone: str, merge: tuple[UpdateItem, int]) -> tuple[UpdateItem, int]:
@@ -500,10 +589,23 @@ class DynamoGuideStore:
                     manifest.record(SHOW_CHUNK, str(show.id), facts)
                     changed.append(show)
             said = changed
+            before = {int(item["sk"]): item for item in self._show_items([show.id for show in said])} if said else {}
+            self._update_together(self._versioned_show(self._load, show, before.get(show.id)) for show in said)
+            return
         earlier = self.shows([show.id for show in said]) if said else {}
         self._update_together(
             self._merge({"pk": "SHOW", "sk": id_key(show.id)}, pack(show_doc(show)), "channels", show.channel_ids)
             for show in (merged_show(show, earlier.get(show.id)) for show in said)
+        )
+
+    def _versioned_show(self, load: Load, show: GuideShow, before: Item | None) -> tuple[UpdateItem, int]:
+        """The load's write of a show: its facts merged over the show as readers see it, its channels whole."""
+        merged = merged_show(show, show_of_item(before) if before else None)
+        channels = (set(before.get("channels", ())) if before else set()) | merged.channel_ids
+        doc = pack(show_doc(merged))
+        key = {"pk": "SHOW", "sk": id_key(show.id)}
+        return self._versioned(load, key, {"doc": doc, "channels": channels}, before, SHOW_FIELDS), len(doc) + 11 * len(
+            channels
         )
 
     def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> tuple[UpdateItem, int]:
@@ -538,8 +640,22 @@ class DynamoGuideStore:
                 self._database.write(operation)
 
     def flush(self) -> None:
+        self._write_days()
         self._write(self._pending)
         self._pending.clear()
+
+    def _write_days(self) -> None:
+        """The load's pending days, each keeping what readers of the published generation see of it."""
+        if not self._pending_days or self._load is None:
+            return
+        load, generation = self._load, self._published()
+        keys = [{"pk": item["pk"], "sk": item["sk"]} for item in self._pending_days]
+        current = {(item["pk"], item["sk"]): item for item in self._batch_get(keys)}
+        for item in self._pending_days:
+            before = current.get((item["pk"], item["sk"]))
+            item.update(kept(before and seen(before, generation, DAY_FIELDS), load.gen, generation, DAY_FIELDS))
+        self._write(self._pending_days)
+        self._pending_days = []
 
     # ---- one import writing at a time, and only what changed (ott.tvguide.manifest)
 
@@ -551,23 +667,26 @@ class DynamoGuideStore:
         failed, so that the next import forgets what this one may have left untrue. Waits for another import
         holding the lease (ImportBusy past LEASE_POLLS looks); ImportTakenOver when this one's lease lapsed."""
         token = secrets.token_hex(8)
-        manifest, found = self._take_lease(zone, token)
+        manifest, found, load = self._take_lease(zone, token)
         if found is not None and (found.get("held") or found.get("failed")):
             manifest.forget([day_chunk(found["zone"]), SHOW_CHUNK])
-        load = self._load = Load(token, self._database.clock(), manifest)
+        self._load, self._pinned, self._channel_items = load, None, {}
         try:
             yield
             if load.wrote or manifest.changed:
                 self._write_manifest(manifest)
+            if load.wrote:
+                self._publish(load)
         except BaseException:
-            self._release(load, found, failed=True)
+            self._release(load, found)
             raise
         else:
-            self._release(load, found, failed=False)
+            if not load.wrote:
+                self._release(load, found)
         finally:
-            self._load = None
+            self._load, self._pinned, self._channel_items, self._pending_days = None, None, {}, []
 
-    def _take_lease(self, zone: str, token: str) -> tuple[Manifest, Item | None]:
+    def _take_lease(self, zone: str, token: str) -> tuple[Manifest, Item | None, Load]:
         """The manifest, read with the lease in one Query, and the lease as this import found it (None: there
         was none; `held` or `failed`: of an import that died or failed). The lease is taken conditionally on its
         count as read, so that nobody wrote between the read and the taking."""
@@ -582,38 +701,46 @@ class DynamoGuideStore:
             if lease is not None and lease.get("held") and now - lease["since"] < LEASE_SECONDS:
                 self._database.pause(LEASE_POLL_SECONDS)
                 continue
-            count = lease["n"] if lease else 0
+            count = int(lease["n"]) if lease else 0
+            aborted = {int(number) for number in lease.get("aborted", ())} if lease else set()
+            if lease is not None and (lease.get("held") or lease.get("failed")):
+                aborted.add(count)  # the generation of the load that died or failed: its writes are never seen
             taken = {**LEASE_KEY, "token": token, "zone": zone, "since": now, "held": True, "n": count + 1}
+            if aborted:
+                taken["aborted"] = sorted(aborted)
             unread = attr("pk").not_exists() if lease is None else attr("n").eq(count)
             try:
                 self._database.put(self._table, taken, unread)
             except ConditionFailed:
                 continue
-            return manifest, lease
+            return manifest, lease, Load(token, self._database.clock(), manifest, count + 1, frozenset(aborted))
         raise ImportBusy("another import has been writing the guide for ten minutes; this one is tried again later")
 
     def _renew(self) -> None:
-        """Marks that the import wrote, and renews its lease when a quarter of LEASE_SECONDS went by."""
+        """Marks that the import wrote, and renews its lease when a quarter of LEASE_SECONDS went by. At the
+        first write, the lease records the load's generation (past the published one): should the load fail,
+        the next one lists it as aborted."""
         load = self._load
         if load is None:
             return
-        load.wrote = True
-        if self._database.clock() - load.renewed < LEASE_SECONDS / 4:
+        first, load.wrote = not load.wrote, True
+        if not first and self._database.clock() - load.renewed < LEASE_SECONDS / 4:
             return
+        load.gen = max(load.gen, self._published().gen + 1)
         load.renewed = self._database.clock()
+        renewal = Update().set("since", self._database.now()).set("n", load.gen)
         try:
-            self._database.update(
-                self._table, LEASE_KEY, Update().set("since", self._database.now()), self._holds(load)
-            )
+            self._database.update(self._table, LEASE_KEY, renewal, self._holds(load))
         except ConditionFailed:
             raise ImportTakenOver("this import's lease lapsed and another import took over") from None
 
-    def _release(self, load: Load, found: Item | None, failed: bool) -> None:
-        """Frees the lease; one that failed after writing stays `failed`. An import that wrote nothing leaves
-        the lease as it found it: the table is as before (a refused import, an unchanged re-import)."""
+    def _release(self, load: Load, found: Item | None) -> None:
+        """Frees the lease of an import that failed or wrote nothing (a published one is freed by the
+        publication): one that failed after writing leaves it `failed`; one that wrote nothing leaves it as it
+        found it, so the table is as before (a refused import, an unchanged re-import)."""
         release: PutItem | UpdateItem | DeleteItem
         if load.wrote:
-            released = Update().set("held", False).set("failed", failed).set("since", self._database.now())
+            released = Update().set("held", False).set("failed", True).set("since", self._database.now())
             release = UpdateItem(self._table, LEASE_KEY, released, self._holds(load))
         elif found is None:
             release = DeleteItem(self._table, LEASE_KEY, self._holds(load))
@@ -621,6 +748,31 @@ class DynamoGuideStore:
             release = PutItem(self._table, found, self._holds(load))
         with suppress(ConditionFailed):  # taken over meanwhile: the other import forgets what this one wrote
             self._database.write(release)
+
+    def _publish(self, load: Load) -> None:
+        """Readers see the load from now on: the configuration item's generation moved and the lease freed in
+        one transaction, conditional on the generation the load started from and on the lease being its own."""
+        was = self._published()
+        update = Update().set("gen", load.gen).set("publishedAt", self._database.now())
+        if load.aborted:
+            update.set("aborted", sorted(load.aborted))
+        unmoved = attr("gen").not_exists() if was.gen == 0 else attr("gen").eq(was.gen)
+        released = Update().set("held", False).set("failed", False).set("since", self._database.now())
+        try:
+            self._database.transact(
+                [
+                    UpdateItem(self._table, CONFIG_KEY, update, unmoved),
+                    UpdateItem(self._table, LEASE_KEY, released, self._holds(load)),
+                ]
+            )
+        except TransactionCancelled:
+            raise ImportTakenOver("another import published meanwhile; this one is not published") from None
+
+    def _published(self) -> Generation:
+        """The generation readers see, as this store pinned it (read when it was not yet)."""
+        if self._pinned is None:
+            self.configuration()
+        return self._pinned or Generation()
 
     @staticmethod
     def _holds(load: Load) -> Condition:
@@ -736,6 +888,17 @@ def unchanged(zone: str, channel: GuideChannel, dates: dict[int, set[date]], hel
         and dates.get(channel.channel_id, set()) <= set(record.dates.get(zone, ()))
         and channel_doc(ChannelRecord(channel)) == channel_doc(record)
     )
+
+
+def published(item: Item | None) -> Generation:
+    """The generation the configuration item publishes (0: none yet, every item as written)."""
+    if item is None:
+        return Generation()
+    return Generation(int(item.get("gen", 0)), frozenset(int(number) for number in item.get("aborted", ())))
+
+
+def show_of_item(item: Item) -> GuideShow:
+    return show_of(unpack(item["doc"]), item.get("channels", ()))
 
 
 def _config_of(item: Item | None) -> tuple[GuideConfig, int]:
