@@ -7,6 +7,7 @@ import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from botocore.exceptions import ClientError
 from lxml import etree
 
 from local.metering import counting_calls
@@ -18,6 +19,7 @@ from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.operations import create_zone
 from ott.tvguide.store import guide_store
 from tests.conftest import SHARED_DATA, TEMPLATE
+from tests.stores import guide_as_read
 
 XMLTV = SHARED_DATA / "xmltv"
 BUCKET = TEMPLATE.physical_name("GuideInboxBucket")
@@ -222,3 +224,30 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
     assert guide_store().import_result(key)["status"] == "imported"
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 1
     assert "no zone 'Europe/Moscow'" in capsys.readouterr().err
+
+
+def test_an_import_failing_halfway_changes_nothing_clients_read_and_is_reported(aws):
+    """Issue 18, "An import applies whole, or not at all", against moto: a throttle outlasting the SDK's retries
+    on the import's third batch of writes fails it; clients read the guide as it was, and the report says what
+    failed."""
+    zones("Europe/Moscow")
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    assert upload("Europe/Moscow/first.xml", data)["status"] == "imported"
+    before = guide_as_read(dynamo_database())
+    batches = [0]
+
+    def throttled(model, **_):
+        if model.name == "BatchWriteItem":
+            batches[0] += 1
+            if batches[0] == 3:
+                error = {"Code": "ProvisionedThroughputExceededException", "Message": "throttled past retries"}
+                raise ClientError({"Error": error}, model.name)
+
+    events = client("dynamodb").meta.events
+    events.register("before-call.dynamodb", throttled)
+    try:
+        result = upload("Europe/Moscow/second.xml", data.replace(b"<title", b"<title lang='x'>changed</title><title"))
+    finally:
+        events.unregister("before-call.dynamodb", throttled)
+    assert result["status"] == "failed" and "ProvisionedThroughputExceeded" in result["error"]
+    assert guide_as_read(dynamo_database()) == before

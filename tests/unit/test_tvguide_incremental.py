@@ -9,15 +9,8 @@ from ott.storage.memory import InMemoryDatabase
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.manifest import DIGESTS, LEASE_SK
 from ott.tvguide.operations import create_zone, delete_zone
-from ott.tvguide.store import (
-    LEASE_POLLS,
-    LEASE_SECONDS,
-    DynamoGuideStore,
-    ImportBusy,
-    channel_doc,
-    telecast_row,
-)
-from tests.stores import guide_store, name
+from ott.tvguide.store import LEASE_POLLS, LEASE_SECONDS, DynamoGuideStore, ImportBusy
+from tests.stores import guide_as_read, guide_store, name
 from tests.unit.test_tvguide_service import ZONES, A, guide, hours, load
 
 TABLE = name("GuideTable")
@@ -109,21 +102,6 @@ def test_a_failed_import_is_forgotten_so_the_file_before_it_is_written_whole_aga
     assert guide_as_read(database) == before
     load(store, week({day: "Спорт" for day in WEEK}), "Europe/Berlin")
     assert guide_as_read(database) != before
-
-
-def guide_as_read(database: InMemoryDatabase) -> dict:
-    """Everything a client can read of the guide, through a store of its own (as a request has)."""
-    reader = guide_store(database)
-    catalogue = reader.catalogue()
-    days = {
-        (zone, number): {day: list(map(telecast_row, telecasts)) for day, telecasts in found.items()}
-        for number, record in catalogue.channels.items()
-        for zone, dates in record.dates.items()
-        if (found := reader.channel_days(zone, number, dates))
-    }
-    show_ids = {row["h"] for by_day in days.values() for rows in by_day.values() for row in rows if "h" in row}
-    channels = {number: (channel_doc(record), record.dates) for number, record in catalogue.channels.items()}
-    return {"channels": channels, "days": days, "shows": reader.shows(show_ids)}
 
 
 def test_a_second_import_waits_for_the_lease_and_gives_up_after_its_polls(store, database):

@@ -16,8 +16,8 @@ from ott.tvguide.inbox import import_uploads
 from ott.tvguide.operations import create_zone
 from ott.tvguide.store import fitted_day
 from tests.databases import memory_database
-from tests.stores import guide_store
-from tests.unit.test_tvguide_incremental import WEEK, configured, december, guide_as_read, week
+from tests.stores import guide_as_read, guide_store
+from tests.unit.test_tvguide_incremental import WEEK, configured, december, week
 from tests.unit.test_tvguide_operations import Clock, Inbox, notification
 from tests.unit.test_tvguide_service import A, load
 
