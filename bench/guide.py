@@ -69,7 +69,7 @@ class StubStore:
     def flush(self) -> None:
         return None
 
-    def importing(self, zone: str) -> Any:
+    def importing(self, zone: str, source: Any = None) -> Any:
         from contextlib import nullcontext
 
         return nullcontext()

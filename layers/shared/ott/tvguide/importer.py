@@ -23,7 +23,6 @@ from ott.tvguide.mapping import (
     GuideMapper,
     GuideTelecast,
     ImportReport,
-    merged_channel,
 )
 from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
@@ -161,19 +160,21 @@ def import_guide(
     *,
     write: bool = True,
     progress: Progress | None = None,
+    source: str | None = None,
 ) -> ImportReport:
     """Imports the guide `open_source()` reads into the zone `zone_name`, calling `progress` with the report so
     far every PROGRESS_SECONDS. With `write=False` only validates and reports. Raises NotXmltv, or ImportRefused
-    for a zone that does not exist, having written nothing."""
+    for a zone that does not exist, having written nothing. `source` names where the facts come from (an inbox
+    key, `source_of`): the facts the same source said before are replaced (None: the zone's own source)."""
     check_xmltv(open_source)
-    with store.importing(zone_name) if write else nullcontext():
+    with store.importing(zone_name, source) if write else nullcontext():
         catalogue = store.catalogue()  # read holding the lease: what the import before this one wrote
         zone = catalogue.config.zone(zone_name)
         if zone is None:
             raise unknown_zone(zone_name, catalogue.config)
-        with open_source() as source:
+        with open_source() as stream:
             ids = catalogue.config.channel_ids()
-            return map_guide(store, source, zone, ids, write=write, progress=progress, held=catalogue.channels)
+            return map_guide(store, stream, zone, ids, write=write, progress=progress, held=catalogue.channels)
 
 
 def map_guide(
@@ -216,9 +217,7 @@ def _map_guide(
             next_progress = time.monotonic() + PROGRESS_SECONDS
     days.close()
     if write:
-        earlier_channels = {number: record.channel for number, record in held.items()}
-        merged = [merged_channel(channel, earlier_channels.get(channel.channel_id)) for channel in channels]
-        store.merge_channels(zone.name, merged, days.dates, held)
+        store.merge_channels(zone.name, channels, days.dates, held)  # this source's facts, merged by the store
         store.merge_shows(mapper.shows.values())
     return mapper.report
 

@@ -66,6 +66,21 @@ class Manifest:
     def same(self, prefix: str, entry: str, value: str) -> bool:
         return self.chunks.get(chunk_of(prefix, entry), {}).get(entry) == value
 
+    def entries(self, prefix: str, entry_prefix: str) -> list[str]:
+        """The entries under the chunks of `prefix` that begin with `entry_prefix` (a source's)."""
+        return [
+            entry
+            for chunk, entries in self.chunks.items()
+            if chunk.startswith(prefix)
+            for entry in entries
+            if entry.startswith(entry_prefix)
+        ]
+
+    def drop(self, prefix: str, entry: str) -> None:
+        chunk = chunk_of(prefix, entry)
+        if self.chunks.get(chunk, {}).pop(entry, None) is not None:
+            self.changed.add(chunk)
+
     def record(self, prefix: str, entry: str, value: str) -> None:
         chunk = chunk_of(prefix, entry)
         self.chunks.setdefault(chunk, {})[entry] = value

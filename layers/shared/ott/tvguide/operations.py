@@ -103,7 +103,7 @@ def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
     dropped = store.drop_zone(name)
     if not configured and not dropped.channel_days and not dropped.channels:
         raise ZoneNotFound(f"no zone {name!r}")
-    shows = store.drop_show_channels(dropped.channels)
+    shows = store.drop_show_channels(dropped.channels, name)
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
 
 

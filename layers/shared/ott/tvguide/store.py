@@ -22,7 +22,7 @@ after their day (0: never).
 import json
 import secrets
 import zlib
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -66,7 +66,7 @@ from ott.tvguide.manifest import (
     kept,
     seen,
 )
-from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_show
+from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_channel, merged_show
 from ott.tvguide.models import Category, CategoryType, Profile
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
@@ -80,8 +80,12 @@ LEAN_FIELDS = ("i", "s", "d", "a", "h")
 LEASE_KEY: Key = {"pk": DIGESTS, "sk": LEASE_SK}
 # What a load keeps of an item for the readers of the generation before (ott.tvguide.manifest.seen).
 DAY_FIELDS = ("doc", "alias")
-CHANNEL_FIELDS = ("doc", "dates", "zones")
-SHOW_FIELDS = ("doc", "channels")
+CHANNEL_FIELDS = ("doc", "src", "dates", "zones")
+SHOW_FIELDS = ("doc", "src", "channels")
+# The facts each source said of a channel or show, by source: [the load that wrote them, the document]. An item
+# written before sources were kept holds one, under this name, until its sources replace it.
+Sources = dict[str, list[Any]]
+EARLIER = "#earlier"
 # An import renews its lease every LEASE_SECONDS / 4 as it writes; one not renewed for LEASE_SECONDS died.
 LEASE_SECONDS = 120
 # A second import waits for the first in-process, looking every LEASE_POLL_SECONDS, this many times at most
@@ -144,12 +148,12 @@ class GuideStore(Protocol):
     ) -> None: ...
     def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
     def flush(self) -> None: ...
-    def importing(self, zone: str) -> AbstractContextManager[None]: ...
+    def importing(self, zone: str, source: str | None = None) -> AbstractContextManager[None]: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
     def import_results(self) -> dict[str, dict[str, Any]]: ...
     def drop_zone(self, zone: str) -> "ZoneDropped": ...
-    def drop_show_channels(self, channel_ids: Collection[int]) -> int: ...
+    def drop_show_channels(self, channel_ids: Collection[int], zone: str | None = None) -> int: ...
 
 
 def pack(data: Any) -> bytes:
@@ -320,6 +324,7 @@ class Load:
     renewed: float
     manifest: Manifest
     gen: int  # the generation its writes carry
+    source: str  # the source whose facts it writes
     aborted: frozenset[int]  # the loads that never published, carried into the configuration item at publication
     wrote: bool = False
 
@@ -492,17 +497,10 @@ class DynamoGuideStore:
         importer read them (the catalogue), so that a channel that would not change is not written, and nothing
         is read again."""
         fresh = {channel.channel_id: channel for channel in channels}
-        if held is None:
-            expired = self._expired_dates(fresh) if self._retention else {}
-        else:
-            fresh = {number: channel for number, channel in fresh.items() if not unchanged(zone, channel, dates, held)}
-            expired = {number: held[number].expired for number in fresh if number in held}
-        if (load := self._load) is not None:
-            self._update_together(
-                self._versioned_channel(load, zone, channel, dates.get(number, set()), expired.get(number, set()))
-                for number, channel in fresh.items()
-            )
+        if (load := self._load) is not None and held is not None:
+            self._update_together(self._sourced_channels(load, zone, fresh, dates, held))
             return
+        expired = self._expired_dates(fresh) if self._retention else {}
         self._update_together(
             self._declared_in(
                 zone,
@@ -521,19 +519,38 @@ class DynamoGuideStore:
                     self._table, channel_key(channel_id), Update().delete("dates", expired[channel_id])
                 )
 
+    def _sourced_channels(
+        self, load: Load, zone: str, fresh: dict[int, GuideChannel], dates: dict[int, set[date]], held: Held
+    ) -> Iterator[tuple[UpdateItem, int]]:
+        """The load's writes of channels: this source's facts set on each channel it declares (skipped where
+        they, the zone and the dates are there already), taken off each channel it no longer declares; the
+        document merged over every source still holding the channel (`merged_sources`)."""
+        for number in sorted(set(fresh) | set(self._channel_items)):
+            before, declared, record = self._channel_items.get(number), fresh.get(number), held.get(number)
+            sources = sources_of(before)
+            if declared is not None:
+                facts = channel_doc(ChannelRecord(declared))
+                if sources.get(load.source, (0, None))[1] == facts and unchanged(zone, number, dates, record):
+                    continue
+                sources[load.source] = [load.gen, facts]
+            elif sources.pop(load.source, None) is None:
+                continue
+            added = dates.get(number, set()) if declared is not None else set()
+            yield self._versioned_channel(load, zone, number, sources, added, record.expired if record else set())
+
     def _versioned_channel(
-        self, load: Load, zone: str, channel: GuideChannel, added: set[date], expired: set[str]
+        self, load: Load, zone: str, number: int, sources: Sources, added: set[date], expired: set[str]
     ) -> tuple[UpdateItem, int]:
-        """The load's write of a channel: its document, its zones and dates whole (one import writes at a time),
-        and what readers of the published generation see of it."""
-        before = self._channel_items.get(channel.channel_id)
+        """The load's write of a channel: its sources' facts and the document merged over them, its zones and
+        dates whole (one import writes at a time), and what readers of the published generation see of it."""
+        before = self._channel_items.get(number)
         dates = set(before.get("dates", ())) if before else set()
         dates = (dates | {zone_date(zone, day) for day in added}) - expired
-        zones = (set(before.get("zones", ())) if before else set()) | {zone}
-        doc = pack(channel_doc(ChannelRecord(channel)))
-        content = {"doc": doc, "dates": dates, "zones": zones}
-        size = len(doc) + sum(len(entry) for entry in dates)
-        return self._versioned(load, channel_key(channel.channel_id), content, before, CHANNEL_FIELDS), size
+        zones = (set(before.get("zones", ())) if before else set()) | ({zone} if added or before is None else set())
+        doc = pack(merged_channel_doc(sources)) if sources else before["doc"] if before else b""
+        content = {"doc": doc, "src": pack(sources), "dates": dates, "zones": zones}
+        size = len(doc) + len(content["src"]) + sum(len(entry) for entry in dates)
+        return self._versioned(load, channel_key(number), content, before, CHANNEL_FIELDS), size
 
     def _versioned(
         self, load: Load, key: Key, content: dict[str, Any], before: Item | None, fields: tuple[str, ...]
@@ -581,16 +598,8 @@ class DynamoGuideStore:
         to the show's set atomically. During an import, a show whose facts are those the last import writing it
         said is neither read nor written: merging the same facts again changes nothing."""
         said = list(shows)
-        if self._load is not None:
-            manifest, changed = self._load.manifest, []
-            for show in said:
-                facts = digest(pack(show_doc(show)), ",".join(sorted(map(str, show.channel_ids))))
-                if not manifest.same(SHOW_CHUNK, str(show.id), facts):
-                    manifest.record(SHOW_CHUNK, str(show.id), facts)
-                    changed.append(show)
-            said = changed
-            before = {int(item["sk"]): item for item in self._show_items([show.id for show in said])} if said else {}
-            self._update_together(self._versioned_show(self._load, show, before.get(show.id)) for show in said)
+        if (load := self._load) is not None:
+            self._sourced_shows(load, said)
             return
         earlier = self.shows([show.id for show in said]) if said else {}
         self._update_together(
@@ -598,15 +607,41 @@ class DynamoGuideStore:
             for show in (merged_show(show, earlier.get(show.id)) for show in said)
         )
 
-    def _versioned_show(self, load: Load, show: GuideShow, before: Item | None) -> tuple[UpdateItem, int]:
-        """The load's write of a show: its facts merged over the show as readers see it, its channels whole."""
-        merged = merged_show(show, show_of_item(before) if before else None)
-        channels = (set(before.get("channels", ())) if before else set()) | merged.channel_ids
-        doc = pack(show_doc(merged))
-        key = {"pk": "SHOW", "sk": id_key(show.id)}
-        return self._versioned(load, key, {"doc": doc, "channels": channels}, before, SHOW_FIELDS), len(doc) + 11 * len(
-            channels
+    def _sourced_shows(self, load: Load, said: list[GuideShow]) -> None:
+        """This source's facts set on each show it says (where they changed: the manifest's digest per source and
+        show), and taken off each show it said before and no longer does; each written show's document merged
+        over every source still holding it."""
+        manifest, changed, prefix = load.manifest, {}, f"{load.source}\x1f"
+        for show in said:
+            facts = digest(pack(show_doc(show)), ",".join(sorted(map(str, show.channel_ids))))
+            if not manifest.same(SHOW_CHUNK, prefix + str(show.id), facts):
+                manifest.record(SHOW_CHUNK, prefix + str(show.id), facts)
+                changed[show.id] = show
+        kept_ids = {str(show.id) for show in said}
+        gone = [entry for entry in manifest.entries(SHOW_CHUNK, prefix) if entry[len(prefix) :] not in kept_ids]
+        for entry in gone:
+            manifest.drop(SHOW_CHUNK, entry)
+        ids = [*changed, *(int(entry[len(prefix) :]) for entry in gone)]
+        before = {int(item["sk"]): item for item in self._show_items(ids)} if ids else {}
+        self._update_together(
+            self._versioned_show(load, number, changed.get(number), before.get(number)) for number in ids
         )
+
+    def _versioned_show(
+        self, load: Load, number: int, said: GuideShow | None, before: Item | None
+    ) -> tuple[UpdateItem, int]:
+        """The load's write of a show: this source's facts set (`said`) or taken off (None), the document merged
+        over its sources, its channels whole."""
+        sources = sources_of(before)
+        if said is None:
+            sources.pop(load.source, None)
+        else:
+            sources[load.source] = [load.gen, show_doc(said)]
+        channels = (set(before.get("channels", ())) if before else set()) | (said.channel_ids if said else set())
+        doc = pack(merged_show_doc(sources)) if sources else before["doc"] if before else b""
+        content = {"doc": doc, "src": pack(sources), "channels": channels}
+        key = {"pk": "SHOW", "sk": id_key(number)}
+        return self._versioned(load, key, content, before, SHOW_FIELDS), len(doc) + len(content["src"])
 
     def _merge(self, key: Key, doc: bytes, set_name: str, added: set[str] | set[int]) -> tuple[UpdateItem, int]:
         """The update replacing the item's document and adding `added` to its set atomically, and its size."""
@@ -660,14 +695,14 @@ class DynamoGuideStore:
     # ---- one import writing at a time, and only what changed (ott.tvguide.manifest)
 
     @contextmanager
-    def importing(self, zone: str) -> Iterator[None]:
+    def importing(self, zone: str, source: str | None = None) -> Iterator[None]:
         """Holds the guide's lease while the block imports into `zone`: what the block writes through `put_day`
         and `merge_shows` is compared with the manifest and written only where it differs; the manifest's
         changed chunks are written when the block ends. A block that raises after writing leaves the lease
         failed, so that the next import forgets what this one may have left untrue. Waits for another import
         holding the lease (ImportBusy past LEASE_POLLS looks); ImportTakenOver when this one's lease lapsed."""
         token = secrets.token_hex(8)
-        manifest, found, load = self._take_lease(zone, token)
+        manifest, found, load = self._take_lease(zone, source or f"{zone}/", token)
         if found is not None and (found.get("held") or found.get("failed")):
             manifest.forget([day_chunk(found["zone"]), SHOW_CHUNK])
         self._load, self._pinned, self._channel_items = load, None, {}
@@ -686,7 +721,7 @@ class DynamoGuideStore:
         finally:
             self._load, self._pinned, self._channel_items, self._pending_days = None, None, {}, []
 
-    def _take_lease(self, zone: str, token: str) -> tuple[Manifest, Item | None, Load]:
+    def _take_lease(self, zone: str, source: str, token: str) -> tuple[Manifest, Item | None, Load]:
         """The manifest, read with the lease in one Query, and the lease as this import found it (None: there
         was none; `held` or `failed`: of an import that died or failed). The lease is taken conditionally on its
         count as read, so that nobody wrote between the read and the taking."""
@@ -713,7 +748,7 @@ class DynamoGuideStore:
                 self._database.put(self._table, taken, unread)
             except ConditionFailed:
                 continue
-            return manifest, lease, Load(token, self._database.clock(), manifest, count + 1, frozenset(aborted))
+            return manifest, lease, Load(token, self._database.clock(), manifest, count + 1, source, frozenset(aborted))
         raise ImportBusy("another import has been writing the guide for ten minutes; this one is tried again later")
 
     def _renew(self) -> None:
@@ -815,14 +850,15 @@ class DynamoGuideStore:
         """Deletes the zone's channel-days and their telecasts' places, takes the zone and its dates out of every
         channel and deletes the channels no other zone declares then. Each such delete is conditional on the
         channel's sets being gone, so an import of another zone adding to them at that moment keeps it. One Query of the
-        channels, then per channel of the zone one Query of its days and their deletes in batches."""
+        channels, then per channel of the zone one Query of its days and their deletes in batches. The facts of
+        the zone's sources go from the channels other zones keep."""
         held = {}
         for item in self._database.query(self._table, "CHANNEL"):
             entries = {entry for entry in item.get("dates", ()) if entry.rpartition("\x1f")[0] == zone}
             if entries or zone in item.get("zones", ()):
-                held[int(item["sk"])] = entries
+                held[int(item["sk"])] = entries, item
         channel_days = 0
-        for channel_id, entries in held.items():
+        for channel_id, (entries, channel_item) in held.items():
             deletes = []
             for item in self._database.query(self._table, day_key(zone, channel_id)):
                 channel_days += 1
@@ -833,23 +869,26 @@ class DynamoGuideStore:
             undeclared = Update().delete("zones", {zone})
             if entries:
                 undeclared.delete("dates", entries)
+            without_sources_of(zone, channel_item, merged_channel_doc, undeclared)
             self._database.update(self._table, channel_key(channel_id), undeclared)
         unheld = {number for number in held if self._delete_emptied(channel_key(number), "dates", "zones")}
         self._forget_digests(day_chunk(zone))
         return ZoneDropped(channel_days, unheld)
 
-    def drop_show_channels(self, channel_ids: Collection[int]) -> int:
+    def drop_show_channels(self, channel_ids: Collection[int], zone: str | None = None) -> int:
         """Takes the channels out of every show's set and deletes the shows left on no channel (conditionally, as
-        drop_zone does channels): one Query of the shows, the number deleted."""
+        drop_zone does channels), and the facts of `zone`'s sources out of the others: one Query of the shows,
+        the number deleted."""
         dropped = set(channel_ids)
         emptied = 0
-        for item in self._database.query(self._table, "SHOW") if dropped else ():
+        for item in self._database.query(self._table, "SHOW") if dropped or zone else ():
             on = {int(number) for number in item.get("channels", ())} & dropped
-            if on:
+            update = Update().delete("channels", on) if on else Update()
+            if (zone and without_sources_of(zone, item, merged_show_doc, update)) or on:
                 key = {"pk": "SHOW", "sk": item["sk"]}
-                self._database.update(self._table, key, Update().delete("channels", on))
-                emptied += self._delete_emptied(key, "channels")
-        if dropped:
+                self._database.update(self._table, key, update)
+                emptied += bool(on) and self._delete_emptied(key, "channels")
+        if dropped or zone:
             self._forget_digests(SHOW_CHUNK)
         return emptied
 
@@ -877,17 +916,65 @@ class DynamoGuideStore:
         return self._database.batch_get({self._table: keys})[self._table.name]
 
 
-def unchanged(zone: str, channel: GuideChannel, dates: dict[int, set[date]], held: Mapping[int, ChannelRecord]) -> bool:
-    """Whether writing the channel (merged over `held`) would change nothing: the same document, the zone and
-    its dates there already, no date past retention to take out."""
-    record = held.get(channel.channel_id)
+def unchanged(zone: str, number: int, dates: dict[int, set[date]], record: ChannelRecord | None) -> bool:
+    """Whether the channel as held has the zone and this import's dates already, and no date past retention."""
     return (
         record is not None
         and not record.expired
         and zone in record.zones
-        and dates.get(channel.channel_id, set()) <= set(record.dates.get(zone, ()))
-        and channel_doc(ChannelRecord(channel)) == channel_doc(record)
+        and dates.get(number, set()) <= set(record.dates.get(zone, ()))
     )
+
+
+def sources_of(item: Item | None) -> Sources:
+    """The sources' facts an item holds (one item written before sources were kept: its document, as one)."""
+    if item is None:
+        return {}
+    if "src" in item:
+        return dict(unpack(item["src"]))
+    return {EARLIER: [0, unpack(item["doc"])]}
+
+
+def by_age(sources: Sources) -> list[Any]:
+    """The sources' documents, the oldest first (by the load that wrote them)."""
+    return [doc for _, (_, doc) in sorted(sources.items(), key=lambda entry: (entry[1][0], entry[0]))]
+
+
+def without_sources_of(zone: str, item: Item, merge: Callable[[Sources], dict[str, Any]], update: Update) -> bool:
+    """Adds to `update` the item's facts without those of the zone's sources (`<zone>/<file name>`), the
+    document merged over the others; whether it had any."""
+    sources = sources_of(item) if "src" in item else {}
+    remaining = {source: facts for source, facts in sources.items() if source.rpartition("/")[0] != zone}
+    if len(remaining) == len(sources):
+        return False
+    update.set("src", pack(remaining))
+    if remaining:
+        update.set("doc", pack(merge(remaining)))
+    return True
+
+
+def merged_channel_doc(sources: Sources) -> dict[str, Any]:
+    """A channel's document over its sources: each newer one's facts over the older (`merged_channel`: titles
+    per language, names, logo, site), its categories added to theirs, the highest age of them all."""
+    merged: GuideChannel | None = None
+    for doc in by_age(sources):
+        channel = channel_record(doc).channel
+        if merged is not None:
+            ages = [age for age in (channel.age_restriction, merged.age_restriction) if age is not None]
+            categories = {**merged.categories, **channel.categories}
+            channel = merged_channel(channel, merged)
+            channel.age_restriction, channel.categories = max(ages, default=None), categories
+        merged = channel
+    return channel_doc(ChannelRecord(merged)) if merged else {}
+
+
+def merged_show_doc(sources: Sources) -> dict[str, Any]:
+    """A show's document over its sources: each newer one's facts over the older (`merged_show`: titles per
+    language, address, images; the highest age)."""
+    merged: GuideShow | None = None
+    for doc in by_age(sources):
+        merged = merged_show(show_of(doc), merged)
+    return show_doc(merged) if merged else {}
 
 
 def published(item: Item | None) -> Generation:
