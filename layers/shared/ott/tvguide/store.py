@@ -20,6 +20,7 @@ after their day (0: never).
 """
 
 import json
+import math
 import secrets
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -49,6 +50,7 @@ from ott.storage import (
     UpdateItem,
     attr,
 )
+from ott.storage.cache import hot_item_seconds, hot_items
 from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.config import GuideConfig
@@ -78,6 +80,10 @@ TRANSACTION_BYTES = 3_000_000
 # What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
 LEAN_FIELDS = ("i", "s", "d", "a", "h")
 LEASE_KEY: Key = {"pk": DIGESTS, "sk": LEASE_SK}
+HOT_TAG = "guide"  # the guide's entries among the container's hot items (ott.storage.cache)
+LISTED = "#listed"  # the channels of the partition, kept with the configuration item read with them
+LONGEST_REQUEST_SECONDS = 29  # the API functions' timeout (API Gateway's limit)
+CLOCK_SKEW_SECONDS = 5  # what the import function's clock and the readers' may differ by
 # What a load keeps of an item for the readers of the generation before (ott.tvguide.manifest.seen).
 DAY_FIELDS = ("doc", "alias")
 CHANNEL_FIELDS = ("doc", "src", "dates", "zones")
@@ -330,25 +336,32 @@ class Load:
 
 
 class DynamoGuideStore:
-    def __init__(self, database: Database, table: str, retention_days: int = 0) -> None:
+    def __init__(self, database: Database, table: str, retention_days: int = 0, hot: bool = False) -> None:
         self._database = database
+        self._hot = hot  # the channel partition read through the container's hot items (readers; a load reads fresh)
         self._table = Table(table, "pk", "sk", ttl="ttl")
         self._retention = retention_days
         self._pending: list[Item] = []
         self._pending_days: list[Item] = []
         self._load: Load | None = None
         self._pinned: Generation | None = None  # the generation this store's reads see, from the first read
+        self._published_at = 0  # when the pinned generation was published (epoch seconds)
         self._channel_items: dict[int, Item] = {}  # the channels as a load read them (what their readers see)
 
     # ---- configuration and channels
 
     def configuration(self) -> tuple[GuideConfig, int]:
+        if self._cached():
+            return self._config_of(hot_items.read(self._database, [(self._table, CONFIG_KEY)], HOT_TAG)[0])
         return self._config_of(self._database.get(self._table, CONFIG_KEY))
+
+    def _cached(self) -> bool:
+        return self._hot and self._load is None
 
     def _config_of(self, item: Item | None) -> tuple[GuideConfig, int]:
         """The configuration and its version; the published generation is pinned from the same item."""
         if self._pinned is None:
-            self._pinned = published(item)
+            self._pinned, self._published_at = published(item), int(item.get("publishedAt", 0)) if item else 0
         return _config_of(item)
 
     def save_configuration(self, config: GuideConfig, version: int) -> None:
@@ -359,21 +372,23 @@ class DynamoGuideStore:
         try:
             self._database.update(self._table, CONFIG_KEY, update, unchanged)
         except ConditionFailed:
+            self._hot = False  # the caller reads it again: from the table, not a container's copy
             raise ConfigurationChanged("the guide configuration changed meanwhile; try again") from None
 
     def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue:
         """The configuration and the channels: all of them, or those named. One call either way: a BatchGetItem
         for up to 99 channels, the Query of the whole partition beyond (a show on every channel)."""
-        if channel_ids is None or len(set(channel_ids)) >= BATCH_GET_LIMIT:
-            wanted = None if channel_ids is None else {id_key(number) for number in channel_ids}
-            items = [
-                item
-                for item in self._database.query(self._table, "CHANNEL")
-                if wanted is None or item["sk"] == "#config" or item["sk"] in wanted
-            ]
+        whole = channel_ids is None or len(set(channel_ids)) >= BATCH_GET_LIMIT
+        named = None if whole or channel_ids is None else sorted(set(channel_ids))
+        if self._cached():
+            items = self._hot_catalogue(named)
+        elif named is None:
+            items = list(self._database.query(self._table, "CHANNEL"))
         else:
-            keys = [CONFIG_KEY] + [channel_key(number) for number in sorted(set(channel_ids))]
-            items = sorted(self._batch_get(keys), key=lambda item: item["sk"])
+            items = sorted(self._batch_get([CONFIG_KEY] + [channel_key(number) for number in named]), key=sort_key)
+        if whole and channel_ids is not None:
+            wanted = {id_key(number) for number in channel_ids}
+            items = [item for item in items if item["sk"] == "#config" or item["sk"] in wanted]
         config_item = next((item for item in items if item["sk"] == "#config"), None)
         config, version = self._config_of(config_item)
         channels = {}
@@ -390,6 +405,35 @@ class DynamoGuideStore:
                 }
             channels[record.channel.channel_id] = record
         return Catalogue(config, version, channels)
+
+    def _hot_catalogue(self, named: list[int] | None) -> list[Item]:
+        """The channel partition's items (`named` channels only, or all of them) from the container's hot items
+        while younger than HOT_ITEM_SECONDS, else read in the one call the catalogue takes (and kept). The
+        configuration item is kept with the list of channels when the whole partition was read; the channels
+        are kept per generation, so that a request never takes channels of one generation with the pointer of
+        another."""
+        database, table, read_at = self._database, self._table, self._database.clock()
+        config = hot_items.fresh(database, table, CONFIG_KEY, HOT_TAG)
+        listed = config.item.get(LISTED) if config and config.item else None
+        wanted = named if named is not None else listed
+        if config is not None and wanted is not None:
+            tag = (HOT_TAG, published(config.item).gen)
+            keys = [(table, channel_key(number)) for number in wanted]
+            return [item for item in [config.item, *hot_items.read(database, keys, tag, batch=True)] if item]
+        if named is not None:
+            items = self._batch_get([CONFIG_KEY] + [channel_key(number) for number in named])
+        else:
+            items = list(self._database.query(table, "CHANNEL"))
+        config_item = next((item for item in items if item["sk"] == CONFIG_KEY["sk"]), None)
+        channels = [item for item in items if item["sk"] != CONFIG_KEY["sk"]]
+        if named is None and config_item is not None:
+            config_item = {**config_item, LISTED: [int(item["sk"]) for item in channels]}
+        hot_items.keep(database, table, CONFIG_KEY, config_item, read_at, HOT_TAG)
+        tag = (HOT_TAG, published(config_item).gen)
+        for number in named if named is not None else [int(item["sk"]) for item in channels]:
+            found = next((item for item in channels if item["sk"] == id_key(number)), None)
+            hot_items.keep(database, table, channel_key(number), found, read_at, tag)
+        return sorted([item for item in [config_item, *channels] if item], key=sort_key)
 
     # ---- schedules
 
@@ -762,6 +806,10 @@ class DynamoGuideStore:
         if not first and self._database.clock() - load.renewed < LEASE_SECONDS / 4:
             return
         load.gen = max(load.gen, self._published().gen + 1)
+        if first:  # readers may hold the generation before the published one for publish_spacing() after it
+            wait = self._published_at + publish_spacing() - self._database.now()
+            if wait > 0:
+                self._database.pause(wait)
         load.renewed = self._database.clock()
         renewal = Update().set("since", self._database.now()).set("n", load.gen)
         try:
@@ -977,6 +1025,18 @@ def merged_show_doc(sources: Sources) -> dict[str, Any]:
     return show_doc(merged) if merged else {}
 
 
+def sort_key(item: Item) -> str:
+    return str(item["sk"])
+
+
+def publish_spacing() -> int:
+    """Seconds a load waits after the publication before it writes over items: they keep one generation before
+    the published one, and a request may hold the generation before that for the hot items' bound and its own
+    length after the publication that replaced it. Without the hot items (HOT_ITEM_SECONDS=0), no wait."""
+    bound = hot_item_seconds()
+    return math.ceil(bound + LONGEST_REQUEST_SECONDS + CLOCK_SKEW_SECONDS) if bound else 0
+
+
 def published(item: Item | None) -> Generation:
     """The generation the configuration item publishes (0: none yet, every item as written)."""
     if item is None:
@@ -1001,8 +1061,9 @@ class GuideSettings(EnvSettings):
 
 
 def guide_store() -> DynamoGuideStore:
+    """The functions' store: the channel partition read through the container's hot items."""
     settings = load_settings(GuideSettings)
-    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days)
+    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days, hot=True)
 
 
 class GuideInbox(Protocol):
