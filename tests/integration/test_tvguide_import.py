@@ -17,7 +17,7 @@ from ott.storage.dynamo import dynamo_database
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.operations import create_zone
-from ott.tvguide.store import guide_store
+from ott.tvguide.store import guide_store, unpack
 from tests.conftest import SHARED_DATA, TEMPLATE
 from tests.stores import guide_as_read
 
@@ -251,3 +251,17 @@ def test_an_import_failing_halfway_changes_nothing_clients_read_and_is_reported(
         events.unregister("before-call.dynamodb", throttled)
     assert result["status"] == "failed" and "ProvisionedThroughputExceeded" in result["error"]
     assert guide_as_read(dynamo_database()) == before
+
+
+def test_an_operator_removes_a_source_through_the_command(aws, capsys):
+    from ops import guide_zones
+
+    zones("Europe/Moscow")
+    key = "Europe/Moscow/msk.xml"
+    assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
+    holding = [i for i in all_items() if i["pk"]["S"] in ("CHANNEL", "SHOW") and "src" in i]
+    assert holding and all(key in unpack(i["src"]["B"]) for i in holding)
+    assert guide_zones.main(["remove-source", key, "--table", TEMPLATE.physical_name("GuideTable")]) == 0
+    assert f"removed the facts of source {key!r}" in capsys.readouterr().out
+    after = {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items()}
+    assert all(unpack(after[(i["pk"]["S"], i["sk"]["S"])]["src"]["B"]) == {} for i in holding)

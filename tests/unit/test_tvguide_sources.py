@@ -9,7 +9,7 @@ from functools import partial
 from ott.tvguide.importer import import_guide
 from ott.tvguide.inbox import source_of
 from ott.tvguide.mapping import show_id_of
-from ott.tvguide.operations import delete_zone
+from ott.tvguide.operations import delete_zone, remove_source
 from ott.tvguide.params import IdByTitleParams
 from ott.tvguide.service import id_by_title
 from tests.stores import guide_store
@@ -85,3 +85,14 @@ def test_deleting_a_zone_takes_its_sources_facts_from_what_other_zones_keep(data
     assert show.titles == {"ru": "Новости"} and not show.images and show.age_restriction is None
     channel = next(iter(guide_store(database).catalogue().channels.values())).channel
     assert channel.names == ["Первый"]
+
+
+def test_a_removed_source_takes_its_facts_away_and_its_days_stay(database):
+    store = configured(guide_store(database))
+    imported(store, file(english=True, image=True, rating="16+", channel_names=("Первый", "First")), f"{ZONE}/demo.xml")
+    imported(store, file(english=False, image=False, rating=None), f"{ZONE}/yandex.xml")
+    remove_source(store, f"{ZONE}/demo.xml")
+    show = news(store)
+    assert show.titles == {"ru": "Новости"} and not show.images and show.age_restriction is None
+    record = next(iter(guide_store(database).catalogue().channels.values()))
+    assert record.channel.names == ["Первый"] and record.dates[ZONE]

@@ -1,6 +1,7 @@
 """What operators do with the guide's zones and imports besides importing (docs/guide-data.md, "Zones"): create a
-zone, delete one, list the zones, look at the imports and their reports. Each function takes the store as its
-argument, so the operator commands (`ops.guide_zones`, `ops.guide_import`) and staff routes call the same code."""
+zone, delete one, list the zones, look at the imports and their reports, remove a source's facts. Each function
+takes the store as its argument, so the operator commands (`ops.guide_zones`, `ops.guide_import`) and staff routes
+call the same code."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +106,18 @@ def delete_zone(store: GuideStore, name: str, now: int) -> ZoneDeleted:
         raise ZoneNotFound(f"no zone {name!r}")
     shows = store.drop_show_channels(dropped.channels, name)
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
+
+
+def remove_source(store: GuideStore, source: str) -> None:
+    """Takes a source's facts (`<zone>/<file name>`, docs/guide-data.md) off every channel and show that holds
+    them, each document merged again over the sources left: a load like an import that declares nothing (one
+    at a time with the imports, published whole). The source's channel-days stay: they are the zone's schedule
+    until a file replaces them or the zone is deleted."""
+    zone = source.rpartition("/")[0]
+    with store.importing(zone, source):
+        catalogue = store.catalogue()
+        store.merge_channels(zone, [], {}, catalogue.channels)
+        store.merge_shows([])
 
 
 def change_configuration(store: GuideStore, change: Callable[[GuideConfig], GuideConfig]) -> None:
