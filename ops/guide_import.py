@@ -133,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    if result["status"] == "failed":
+        print(f"failed: {result['error']}; the guide is as before, and the import is tried again", file=sys.stderr)
+        return 1
     if result["status"] != "imported":
         print(f"refused: {result['error']}", file=sys.stderr)
         return 2

@@ -1,13 +1,15 @@
 """The programme guide's zones and imports (docs/guide-data.md, "Zones"): list the zones with their labels, time
 zone, channel count and last import; create a zone; list the imports of the last week with their reports; print
 one import's report (its progress while it runs), for an import `ops.guide_import` stopped waiting for; delete a
-zone and what only it holds (refused while an import into it runs).
+zone and what only it holds (refused while an import into it runs); take a source's facts (`<zone>/<file name>`) off
+the channels and shows that hold them.
 
     python -m ops.guide_zones list (--stack STACK | --local | --table NAME)
     python -m ops.guide_zones create ZONE [--geo LABEL,...] [--timezone IANA] [--territory ID ...] (--stack … )
     python -m ops.guide_zones delete ZONE (--stack … )
     python -m ops.guide_zones history [--zone ZONE] (--stack … )
     python -m ops.guide_zones report KEY (--stack … )
+    python -m ops.guide_zones remove-source ZONE/FILE (--stack … )
 """
 
 import argparse
@@ -20,7 +22,14 @@ from functools import partial
 from ops.target import add_target, aws_client, database, output
 from ott.errors import DomainError, InvalidInput
 from ott.tvguide.export_queue import request_exports
-from ott.tvguide.operations import ExportRequests, create_zone, delete_zone, import_history, zones_overview
+from ott.tvguide.operations import (
+    ExportRequests,
+    create_zone,
+    delete_zone,
+    import_history,
+    remove_source,
+    zones_overview,
+)
 from ott.tvguide.store import DynamoGuideStore
 
 
@@ -63,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("report", help="one import's report")
     report.add_argument("key")
     add_target(report)
+    remove = commands.add_parser("remove-source", help="take a source's facts off its channels and shows")
+    remove.add_argument("source", help="<zone>/<file name>, as the file was uploaded")
+    add_target(remove)
     args = parser.parse_args(argv)
     store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
     if args.command == "list":
@@ -88,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
             f"deleted zone {deleted.name!r}: {deleted.channel_days} channel-days, {deleted.channels} channels "
             f"and {deleted.shows} shows no other zone holds; its import reports stay"
         )
+    elif args.command == "remove-source":
+        remove_source(store, args.source, exports=export_requests(args))
+        print(f"removed the facts of source {args.source!r} from its channels and shows; its channel-days stay")
     elif args.command == "history":
         for entry in import_history(store, args.zone):
             print(summary(entry))

@@ -12,7 +12,7 @@ from ott.recordstore import DynamoRecordStore
 from ott.registry.catalog import CatalogSnapshot
 from ott.registry.store import DynamoRegistryStore, registry_pointer
 from ott.storage import Database
-from ott.tvguide.store import DynamoGuideStore
+from ott.tvguide.store import DynamoGuideStore, channel_doc, telecast_row
 from tests.conftest import TEMPLATE
 
 if TYPE_CHECKING:
@@ -67,3 +67,18 @@ def launcher_store(database: Database, *, with_registry: bool = False) -> "Dynam
 
 def guide_store(database: Database, retention_days: int = 0) -> DynamoGuideStore:
     return DynamoGuideStore(database, name("GuideTable"), retention_days)
+
+
+def guide_as_read(database: Database) -> dict:
+    """Everything a client can read of the guide, through a store of its own (as a request has)."""
+    reader = guide_store(database)
+    catalogue = reader.catalogue()
+    days = {
+        (zone, number): {day: list(map(telecast_row, telecasts)) for day, telecasts in found.items()}
+        for number, record in catalogue.channels.items()
+        for zone, dates in record.dates.items()
+        if (found := reader.channel_days(zone, number, dates))
+    }
+    show_ids = {row["h"] for by_day in days.values() for rows in by_day.values() for row in rows if "h" in row}
+    channels = {number: (channel_doc(record), record.dates) for number, record in catalogue.channels.items()}
+    return {"channels": channels, "days": days, "shows": reader.shows(show_ids)}

@@ -7,16 +7,19 @@ import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from botocore.exceptions import ClientError
 from lxml import etree
 
+from local.metering import counting_calls
 from local.pollers import deliver
 from ott.aws import client
 from ott.storage.dynamo import dynamo_database
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.operations import create_zone
-from ott.tvguide.store import guide_store
+from ott.tvguide.store import guide_store, unpack
 from tests.conftest import SHARED_DATA, TEMPLATE
+from tests.stores import guide_as_read
 
 XMLTV = SHARED_DATA / "xmltv"
 BUCKET = TEMPLATE.physical_name("GuideInboxBucket")
@@ -91,6 +94,24 @@ def test_reimport_changes_nothing(aws):
     before = snapshot()
     upload("World/Anywhere/again.xml", data)
     assert snapshot() == before
+
+
+def test_an_unchanged_reimport_writes_nothing_and_a_changed_day_writes_that_day(aws):
+    """Issue 18, "Daily re-imports write only what changed", against moto: the unchanged file again takes the
+    lease and puts it back (no other write, two Queries); one changed day writes one day item."""
+    create_zone(guide_store(), "Europe/Moscow", ["Europe/Moscow"], "Europe/Moscow")
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    store = guide_store()
+    import_guide(store, lambda: io.BytesIO(data), "Europe/Moscow")
+    with counting_calls(client("dynamodb")) as calls:
+        import_guide(store, lambda: io.BytesIO(data), "Europe/Moscow")
+    assert calls == {"Query": 2, "PutItem": 2}
+    changed = data.replace(b"<title", b"<title lang='x'>changed</title><title", 1)
+    before = snapshot()
+    import_guide(store, lambda: io.BytesIO(changed), "Europe/Moscow")
+    after = snapshot()
+    days = {key for key in after if key[0].startswith("DAY#") and after[key] != before.get(key)}
+    assert len(days) == 1
 
 
 def test_not_xmltv_writes_nothing(aws):
@@ -199,9 +220,10 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
     held = {f"{number:010d}": record.channel.alias for number, record in guide_store().catalogue().channels.items()}
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 0
     assert "deleted zone 'Europe/Moscow'" in capsys.readouterr().out
-    # Days, places, channels and shows gone; the report stays, and each alias's id in the registry (for good).
+    # Days, places, channels, shows and their digests gone; the report, the guide's (free) import lease and each
+    # alias's id in the registry (for good) stay.
     registry = {("CHANNELID", number) for number in held}
-    assert set(snapshot()) == {("CHANNEL", "#config")} | registry and len(registry) == 2
+    assert set(snapshot()) == {("CHANNEL", "#config"), ("DIGESTS", "#lease")} | registry and len(registry) == 2
     assert {item["sk"]["S"]: item["alias"]["S"] for item in all_items() if item["pk"]["S"] == "CHANNELID"} == held
     assert guide_store().import_result(key)["status"] == "imported"
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 1
@@ -221,3 +243,44 @@ def test_two_imports_at_once_never_take_one_id_in_dynamodb(aws, monkeypatch):
     registry = {item["sk"]["S"]: item["alias"]["S"] for item in all_items() if item["pk"]["S"] == "CHANNELID"}
     held = {record.channel.alias: record.channel.channel_id for record in guide_store().catalogue().channels.values()}
     assert registry == {f"{number:010d}": alias for alias, number in held.items()}
+
+
+def test_an_import_failing_halfway_changes_nothing_clients_read_and_is_reported(aws):
+    """Issue 18, "An import applies whole, or not at all", against moto: a throttle outlasting the SDK's retries
+    on the import's third batch of writes fails it; clients read the guide as it was, and the report says what
+    failed."""
+    zones("Europe/Moscow")
+    data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
+    assert upload("Europe/Moscow/first.xml", data)["status"] == "imported"
+    before = guide_as_read(dynamo_database())
+    batches = [0]
+
+    def throttled(model, **_):
+        if model.name == "BatchWriteItem":
+            batches[0] += 1
+            if batches[0] == 3:
+                error = {"Code": "ProvisionedThroughputExceededException", "Message": "throttled past retries"}
+                raise ClientError({"Error": error}, model.name)
+
+    events = client("dynamodb").meta.events
+    events.register("before-call.dynamodb", throttled)
+    try:
+        result = upload("Europe/Moscow/second.xml", data.replace(b"<title", b"<title lang='x'>changed</title><title"))
+    finally:
+        events.unregister("before-call.dynamodb", throttled)
+    assert result["status"] == "failed" and "ProvisionedThroughputExceeded" in result["error"]
+    assert guide_as_read(dynamo_database()) == before
+
+
+def test_an_operator_removes_a_source_through_the_command(aws, capsys):
+    from ops import guide_zones
+
+    zones("Europe/Moscow")
+    key = "Europe/Moscow/msk.xml"
+    assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
+    holding = [i for i in all_items() if i["pk"]["S"] in ("CHANNEL", "SHOW") and "src" in i]
+    assert holding and all(key in unpack(i["src"]["B"]) for i in holding)
+    assert guide_zones.main(["remove-source", key, "--table", TEMPLATE.physical_name("GuideTable")]) == 0
+    assert f"removed the facts of source {key!r}" in capsys.readouterr().out
+    after = {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items()}
+    assert all(unpack(after[(i["pk"]["S"], i["sk"]["S"])]["src"]["B"]) == {} for i in holding)

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -176,3 +177,21 @@ def test_an_import_into_a_zone_that_does_not_exist_is_refused_naming_the_zones(s
     key = history.stdout.split()[3].rstrip(":")
     report = run_ops(stack, "ops.guide_zones", "report", key, "--local")
     assert json.loads(report.stdout)["zone"] == "Europe/Istanbul"
+
+
+def test_two_imports_at_once_both_finish_without_waiting_for_the_queue(stack, imported):
+    """Issue 18: two imports at once (a new zone each, and the same file twice) both finish, well within the
+    queue's visibility timeout (90 minutes): the second waits for the first's lease in the import function."""
+    guide = XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml"
+    runs = ["Asia/Omsk", "Asia/Tomsk", "Asia/Omsk"]
+
+    def imported_into(zone: str) -> subprocess.CompletedProcess:
+        flags = ["--zone", zone, "--create-zone", "--wait", "300", "--local"]
+        return run_ops(stack, "ops.guide_import", str(guide), *flags)
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        done = list(pool.map(imported_into, runs))
+    assert [result.returncode for result in done] == [0, 0, 0], [result.stderr for result in done]
+    for zone in ("Asia/Omsk", "Asia/Tomsk"):
+        listed = get(stack, "channels.json", fields="alias,hasSchedule", geo=zone).json()["channels"]
+        assert set(expected_schedules(guide)) <= {channel["alias"] for channel in listed if channel["hasSchedule"]}

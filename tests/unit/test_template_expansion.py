@@ -176,8 +176,8 @@ FUNCTIONS = {
             "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue",
         },
         {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:GetItem dynamodb:PutItem "
-            "dynamodb:Query dynamodb:UpdateItem",
+            "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:GetItem "
+            "dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem",  # DeleteItem: the import's lease put back
             "${GuideInboxBucket.Arn}/*": "s3:GetObject",
             "GuideExportQueue": "sqs:SendMessage",
         },

@@ -11,7 +11,7 @@ import gc
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, BinaryIO
@@ -23,8 +23,6 @@ from ott.tvguide.mapping import (
     GuideMapper,
     GuideTelecast,
     ImportReport,
-    merged_channel,
-    merged_show,
 )
 from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
@@ -51,8 +49,17 @@ class DayWriter:
     channel's next day begins. Work follows the telecasts: a gap of years between two of them costs no more than
     a gap of a day."""
 
-    def __init__(self, store: GuideStore, zone: str, tz: ZoneInfo, write: bool, report: ImportReport) -> None:
+    def __init__(
+        self,
+        store: GuideStore,
+        zone: str,
+        tz: ZoneInfo,
+        write: bool,
+        report: ImportReport,
+        held: Mapping[int, ChannelRecord],
+    ) -> None:
         self._store, self._zone, self._tz, self._write, self._report = store, zone, tz, write, report
+        self._held = held  # the catalogue's channels as the import read them
         self._open: dict[int, DayBuffer] = {}
         self.dates: dict[int, set[date]] = {}
         # Days only a telecast running past midnight reaches: written at the end where the zone has no schedule.
@@ -107,11 +114,8 @@ class DayWriter:
         """A day only a telecast from the day before reaches (the end of a guide, a programme across midnight) is
         written, so that the telecast is on air there (`currentTelecast`), but it is no scheduled date; where the
         zone holds a schedule of that day already (another file's), that schedule stays."""
-        if not self._carried_only:
-            return
-        held = self._store.catalogue({channel_id for channel_id, _ in self._carried_only}).channels
         for channel_id, buffer in self._carried_only:
-            record = held.get(channel_id)
+            record = self._held.get(channel_id)
             scheduled = set(record.dates.get(self._zone, ())) if record else set()
             if buffer.day not in scheduled | self.dates.get(channel_id, set()):
                 self._put_day(channel_id, buffer)
@@ -156,18 +160,21 @@ def import_guide(
     *,
     write: bool = True,
     progress: Progress | None = None,
+    source: str | None = None,
 ) -> ImportReport:
     """Imports the guide `open_source()` reads into the zone `zone_name`, calling `progress` with the report so
     far every PROGRESS_SECONDS. With `write=False` only validates and reports. Raises NotXmltv, or ImportRefused
-    for a zone that does not exist, having written nothing."""
+    for a zone that does not exist, having written nothing. `source` names where the facts come from (an inbox
+    key, `source_of`): the facts the same source said before are replaced (None: the zone's own source)."""
     check_xmltv(open_source)
-    catalogue = store.catalogue()
-    zone = catalogue.config.zone(zone_name)
-    if zone is None:
-        raise unknown_zone(zone_name, catalogue.config)
-    with open_source() as source:
-        ids = catalogue.config.channel_ids()
-        return map_guide(store, source, zone, ids, write=write, progress=progress, held=catalogue.channels)
+    with store.importing(zone_name, source) if write else nullcontext():
+        catalogue = store.catalogue()  # read holding the lease: what the import before this one wrote
+        zone = catalogue.config.zone(zone_name)
+        if zone is None:
+            raise unknown_zone(zone_name, catalogue.config)
+        with open_source() as stream:
+            ids = catalogue.config.channel_ids()
+            return map_guide(store, stream, zone, ids, write=write, progress=progress, held=catalogue.channels)
 
 
 def map_guide(
@@ -197,7 +204,7 @@ def _map_guide(
 ) -> ImportReport:
     known_ids = {record.channel.alias: number for number, record in held.items()}
     mapper = GuideMapper(zone.name, channel_ids, known_ids, store.claim_channel_ids if write else None)
-    days = DayWriter(store, zone.name, zone.tz, write, mapper.report)
+    days = DayWriter(store, zone.name, zone.tz, write, mapper.report, held)
     channels: list[GuideChannel] = []
     next_progress = time.monotonic() + PROGRESS_SECONDS
     for count, item in enumerate(mapper.run(read_xmltv(source))):
@@ -210,11 +217,8 @@ def _map_guide(
             next_progress = time.monotonic() + PROGRESS_SECONDS
     days.close()
     if write:
-        earlier_channels = {number: record.channel for number, record in held.items()}
-        merged = [merged_channel(channel, earlier_channels.get(channel.channel_id)) for channel in channels]
-        store.merge_channels(zone.name, merged, days.dates)
-        earlier = store.shows(list(mapper.shows))
-        store.merge_shows(merged_show(show, earlier.get(number)) for number, show in mapper.shows.items())
+        store.merge_channels(zone.name, channels, days.dates, held)  # this source's facts, merged by the store
+        store.merge_shows(mapper.shows.values())
     return mapper.report
 
 

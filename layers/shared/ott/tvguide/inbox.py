@@ -4,6 +4,7 @@ programme zone (`Europe/Moscow/guide.xml` goes to the zone `Europe/Moscow`), whi
 follows the zones' character set (docs/guide-data.md, "Zones")."""
 
 import json
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, closing
 from dataclasses import dataclass
@@ -49,6 +50,18 @@ def checked_zone(name: str) -> str:
         raise ImportRefused(f"{name[:64]!r} is no zone name ({ZONE_NAME_RULE})") from None
 
 
+# The name `ops.guide_import` gives an upload: `<stamp>-<random>-<file name>`, a key of its own per upload.
+UPLOAD_PREFIX = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}-")
+
+
+def source_of(key: str) -> str:
+    """The source an inbox key's facts come from: `<zone>/<file name>`, the upload's own prefix left off, so
+    that the same file uploaded again replaces what it said before."""
+    zone, _, name = key.rpartition("/")
+    prefix = UPLOAD_PREFIX.match(name)
+    return f"{zone}/{name[prefix.end() :] if prefix else name}"
+
+
 def uploaded_objects(body: str) -> list[InboxObject]:
     """The objects an S3 event notification names; S3's test event names none. Keys arrive URL-encoded."""
     message: dict[str, Any] = json.loads(body)
@@ -68,7 +81,9 @@ def import_uploads(
     """Imports every guide the notification names and stores each one's report under its key: `running` with
     the channels and telecasts so far while it runs, then what it did. A guide that is not XMLTV, or a key whose
     zone is no zone name or does not exist, is refused and reported; the message is done (a retry would refuse it
-    again). Storage failures raise: SQS delivers the message again and the import, being idempotent, redoes it."""
+    again). Any other failure (storage, the lease another import holds too long) is reported `failed` with its
+    error, having changed nothing clients read, and raised: SQS delivers the message again and the import redoes
+    it."""
     for uploaded in uploaded_objects(body):
         zone = uploaded.zone[:64]
         started = epoch_seconds(clock())
@@ -79,10 +94,15 @@ def import_uploads(
 
         try:
             checked_zone(uploaded.zone)
-            report = import_guide(store, partial(_opened, inbox, uploaded), uploaded.zone, progress=running)
+            opened = partial(_opened, inbox, uploaded)
+            report = import_guide(store, opened, uploaded.zone, progress=running, source=source_of(uploaded.key))
             result = report_document(report, zone)
         except (NotXmltv, ImportRefused) as error:
             result = refusal_document(error, zone)
+        except Exception as error:  # the guide is as before (nothing published); SQS delivers the message again
+            failed = {"status": "failed", "zone": zone, "error": f"{type(error).__name__}: {error}"[:500]}
+            store.save_import(uploaded.key, {**failed, "started": started, "finished": epoch_seconds(clock())})
+            raise
         result.update(started=started, finished=epoch_seconds(clock()))
         logger.info("guide import", extra={"key": uploaded.key, **{k: v for k, v in result.items() if k != "examples"}})
         store.save_import(uploaded.key, result)

@@ -1,8 +1,8 @@
 """What operators do with the guide's zones, configuration and imports besides importing (docs/guide-data.md,
 "Zones"): create a zone, delete one, list the zones, replace the configuration, look at the imports and their
-reports. Each function takes the store (and the audit trail, the staff member where it records a change, the
-export requests where it changes a zone's guide) as its arguments, so the operator commands (`ops.guide_zones`,
-`ops.guide_config_load`, `ops.guide_import`) and staff routes call the same code."""
+reports, remove a source's facts. Each function takes the store (and the audit trail, the staff member where it
+records a change, the export requests where it changes a zone's guide) as its arguments, so the operator commands
+(`ops.guide_zones`, `ops.guide_config_load`, `ops.guide_import`) and staff routes call the same code."""
 
 import secrets
 from collections.abc import Callable, Collection
@@ -122,9 +122,22 @@ def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportReques
     dropped = store.drop_zone(name)
     if not configured and not dropped.channel_days and not dropped.channels:
         raise ZoneNotFound(f"no zone {name!r}")
-    shows = store.drop_show_channels(dropped.channels)
+    shows = store.drop_show_channels(dropped.channels, name)
     exports([name])
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
+
+
+def remove_source(store: GuideStore, source: str, *, exports: ExportRequests) -> None:
+    """Takes a source's facts (`<zone>/<file name>`, docs/guide-data.md) off every channel and show that holds
+    them, each document merged again over the sources left: a load like an import that declares nothing (one
+    at a time with the imports, published whole). The source's channel-days stay: they are the zone's schedule
+    until a file replaces them or the zone is deleted. The zone's export is asked for."""
+    zone = source.rpartition("/")[0]
+    with store.importing(zone, source):
+        catalogue = store.catalogue()
+        store.merge_channels(zone, [], {}, catalogue.channels)
+        store.merge_shows([])
+    exports([zone])
 
 
 def change_configuration(
