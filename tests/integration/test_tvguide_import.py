@@ -99,7 +99,7 @@ def test_reimport_changes_nothing(aws):
 def test_an_unchanged_reimport_writes_nothing_and_a_changed_day_writes_that_day(aws):
     """Issue 18, "Daily re-imports write only what changed", against moto: the unchanged file again takes the
     lease and puts it back (no other write, two Queries); one changed day writes one day item."""
-    create_zone(guide_store(), "Europe/Moscow", ["Europe/Moscow"], "Europe/Moscow")
+    create_zone(guide_store(), "Europe/Moscow", ["Europe/Moscow"], "Europe/Moscow", exports=[].extend)
     data = (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes()
     store = guide_store()
     import_guide(store, lambda: io.BytesIO(data), "Europe/Moscow")
@@ -231,14 +231,17 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
 
 
 def test_two_imports_at_once_never_take_one_id_in_dynamodb(aws, monkeypatch):
-    """The registry's conditional puts against moto: two imports whose new aliases derive one id, both having read
-    the catalogue before either claims. moto's writes are not atomic between threads: its calls take turns."""
+    """The registry's conditional puts against moto: two claims at the same moment of aliases that derive one id,
+    then two whole imports at once. moto's writes are not atomic between threads: its calls take turns."""
     from tests.integration.conftest import one_call_at_a_time
-    from tests.unit.test_tvguide_channel_ids import assert_apart, racing_imports
+    from tests.unit.test_tvguide_channel_ids import assert_apart, assert_claimed_apart, racing_claims, racing_imports
 
     one_call_at_a_time(monkeypatch)
+    claimed, failures = racing_claims([guide_store(), guide_store()])
+    assert failures == []
+    assert_claimed_apart(claimed)
     zones("Europe/Berlin")
-    assert racing_imports(guide_store(), [guide_store(), guide_store()]) == []
+    assert racing_imports([guide_store(), guide_store()]) == []
     assert_apart(guide_store())
     registry = {item["sk"]["S"]: item["alias"]["S"] for item in all_items() if item["pk"]["S"] == "CHANNELID"}
     held = {record.channel.alias: record.channel.channel_id for record in guide_store().catalogue().channels.values()}

@@ -137,10 +137,10 @@ def test_a_lease_not_renewed_is_taken_over_and_the_dead_imports_digests_forgotte
 
 
 def test_a_deleted_zone_is_written_whole_when_created_and_imported_again(store, database):
-    create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris")
+    create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris", exports=[].extend)
     load(store, week(), "Europe/Paris")
-    delete_zone(store, "Europe/Paris", database.now())
-    create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris")
+    delete_zone(store, "Europe/Paris", database.now(), exports=[].extend)
+    create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris", exports=[].extend)
     load(store, week(), "Europe/Paris")
     days = store.channel_days("Europe/Paris", A, [december(day) for day in range(1, 8)])
     assert len(days) == 7 and store.catalogue([A]).channels[A].dates["Europe/Paris"]

@@ -158,6 +158,7 @@ def test_a_channel_comes_back_as_given_with_the_names_only_earlier_guides_gave()
         store,
         partial(io.BytesIO, f"{first}{programmes.format('a.tv')}{programmes.format('b.tv')}</tv>".encode()),
         ZONE.name,
+        source=f"{ZONE.name}/first.xml",
     )
     registry = loaded_registry(memory_database(), read_catalog(DEMO_REGISTRY))
     query = validate(XmltvParams, {"dates": "2024-12-01", "geo": ZONE.name})
@@ -175,7 +176,7 @@ def test_a_channel_comes_back_as_given_with_the_names_only_earlier_guides_gave()
     ]
     # Another guide says only the Russian name: the English one, which only the first gave, stays.
     second = '<tv><channel id="a.tv"><display-name lang="ru">Канал А</display-name></channel></tv>'
-    import_guide(store, partial(io.BytesIO, second.encode()), ZONE.name)
+    import_guide(store, partial(io.BytesIO, second.encode()), ZONE.name, source=f"{ZONE.name}/second.xml")
     names = [child for child in exported_channels()["a.tv"] if child[0] == "display-name"]
     assert names == [
         ("display-name", (("lang", "ru"),), "Канал А", ()),

@@ -80,7 +80,7 @@ def test_deleting_a_zone_takes_its_sources_facts_from_what_other_zones_keep(data
     store = configured(guide_store(database))
     imported(store, file(english=True, image=True, rating="16+", channel_names=("Первый", "First")), f"{ZONE}/demo.xml")
     import_guide(store, partial(io.BytesIO, file(english=False, image=False, rating=None)), "World/Anywhere")
-    delete_zone(store, ZONE, database.now())
+    delete_zone(store, ZONE, database.now(), exports=[].extend)
     show = news(store)
     assert show.titles == {"ru": "Новости"} and not show.images and show.age_restriction is None
     channel = next(iter(guide_store(database).catalogue().channels.values())).channel
