@@ -6,6 +6,7 @@ before."""
 
 import io
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 
@@ -93,8 +94,10 @@ def test_two_claims_at_once_never_take_one_id():
     assert_claimed_apart(claimed)
 
 
-def test_two_imports_at_once_never_take_one_id():
+def test_two_imports_at_once_never_take_one_id(monkeypatch):
     database = memory_database()
+    # The second import waits for the first's lease: in real time here, polls of up to 15 s in all.
+    monkeypatch.setattr(database, "pause", lambda seconds: time.sleep(0.05))
     store = guide_store(database)
     store.save_configuration(GuideConfig(zones=ZONES), 0)
     assert racing_imports([guide_store(database), guide_store(database)]) == []

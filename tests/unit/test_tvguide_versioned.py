@@ -86,7 +86,7 @@ def test_a_request_reads_the_generation_it_pinned_while_an_import_publishes(data
 def test_two_imports_at_once_both_finish_the_second_waiting_for_the_first(database, monkeypatch, zones):
     store = configured(guide_store(database))
     create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris", exports=[].extend)
-    monkeypatch.setattr(database, "pause", lambda seconds: time.sleep(0.01))
+    monkeypatch.setattr(database, "pause", lambda seconds: time.sleep(0.05))  # polls of up to 15 s in all
     errors: list[BaseException] = []
 
     def imported(zone: str) -> None:
