@@ -13,7 +13,7 @@ def run(body: str) -> None:
     if zone is None:
         logger.error("export request without a zone name: dropped", extra={"body": body[:200]})
         return
-    written = write_zone_export(guide_store(), export_bucket(), zone)
+    written = write_zone_export(guide_store(fresh=True), export_bucket(), zone)
     logger.info("guide export", extra={"zone": zone, "written": written.__dict__ if written else "deleted"})
 
 

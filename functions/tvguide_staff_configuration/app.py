@@ -10,4 +10,4 @@ from ott.tvguide.store import guide_store
 @staff_route(Area.GUIDE, reply=ConfigurationReply)
 def lambda_handler(request: ApiRequest[None, None]) -> ConfigurationReply:
     """The guide configuration (zones, channel overrides, rubrics) and its version, for the editor."""
-    return configuration(guide_store(), request.account)
+    return configuration(guide_store(fresh=True), request.account)

@@ -17,5 +17,5 @@ def lambda_handler(request: ApiRequest[None, ConfigurationChange]) -> Configurat
     `version` the editor read, recorded in the audit trail and the zones' exports asked for; 409 when it changed
     meanwhile."""
     return save_configuration(
-        guide_store(audit_log()), export_requests(), request.account, request.payload, datetime.now(UTC)
+        guide_store(audit_log(), fresh=True), export_requests(), request.account, request.payload, datetime.now(UTC)
     )

@@ -16,4 +16,6 @@ def lambda_handler(request: ApiRequest[None, NewZone]) -> ZoneRow:
     """A new zone in the guide configuration (labels default to its name, the time zone to its name when IANA),
     recorded in the audit trail, its export asked for; 409 when there is one by that name, 400 for a name or time
     zone out of bounds."""
-    return new_zone(guide_store(audit_log()), export_requests(), request.account, request.payload, datetime.now(UTC))
+    return new_zone(
+        guide_store(audit_log(), fresh=True), export_requests(), request.account, request.payload, datetime.now(UTC)
+    )

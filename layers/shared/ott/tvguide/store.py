@@ -1112,11 +1112,12 @@ class GuideSettings(EnvSettings):
     inbox_bucket: str = Field("", alias="GUIDE_INBOX_BUCKET")
 
 
-def guide_store(audit: "AuditLog | None" = None) -> DynamoGuideStore:
-    """The functions' store: the channel partition read through the container's hot items; with the audit log its
-    staff changes are recorded in."""
+def guide_store(audit: "AuditLog | None" = None, *, fresh: bool = False) -> DynamoGuideStore:
+    """The functions' store: the channel partition read through the container's hot items, or `fresh` from the
+    table (what a change just published: the export it asks for, the configuration staff edit); with the audit
+    log its staff changes are recorded in."""
     settings = load_settings(GuideSettings)
-    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days, audit, hot=True)
+    return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days, audit, hot=not fresh)
 
 
 class GuideInbox(Protocol):
