@@ -22,7 +22,7 @@ FIRST, SECOND = "provider9891.tv", "provider11618.tv"
 
 
 def in_threads(*runs: Callable[[], object]) -> list[BaseException]:
-    """The runs at once, each in its thread: the failures of the threads."""
+    """The runs at once, each in its thread: the failures of the threads, and those still running after 60 s."""
     failures: list[BaseException] = []
 
     def run(each: Callable[[], object]) -> None:
@@ -36,6 +36,7 @@ def in_threads(*runs: Callable[[], object]) -> list[BaseException]:
         thread.start()
     for thread in threads:
         thread.join(60)
+    failures += [TimeoutError(f"{thread.name} still running after 60 s") for thread in threads if thread.is_alive()]
     return failures
 
 

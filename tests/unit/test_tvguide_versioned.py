@@ -3,9 +3,9 @@ published generation; a load writes beside it and publishes last, so a failure a
 read as it was, and two imports at once both finish. Over the in-memory database and its fault injection."""
 
 import os
-import threading
 import time
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
@@ -17,6 +17,7 @@ from ott.tvguide.operations import create_zone
 from ott.tvguide.store import fitted_day
 from tests.databases import memory_database
 from tests.stores import guide_as_read, guide_store
+from tests.unit.test_tvguide_channel_ids import in_threads
 from tests.unit.test_tvguide_incremental import WEEK, configured, december, week
 from tests.unit.test_tvguide_operations import Clock, Inbox, notification
 from tests.unit.test_tvguide_service import A, load
@@ -87,20 +88,8 @@ def test_two_imports_at_once_both_finish_the_second_waiting_for_the_first(databa
     store = configured(guide_store(database))
     create_zone(store, "Europe/Paris", ["Europe/Paris"], "Europe/Paris", exports=[].extend)
     monkeypatch.setattr(database, "pause", lambda seconds: time.sleep(0.05))  # polls of up to 15 s in all
-    errors: list[BaseException] = []
-
-    def imported(zone: str) -> None:
-        try:
-            load(guide_store(database), week(), zone)
-        except BaseException as error:  # the test fails below, naming it
-            errors.append(error)
-
-    threads = [threading.Thread(target=imported, args=(zone,)) for zone in zones]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == [] and not any(thread.is_alive() for thread in threads)
+    runs = [partial(load, guide_store(database), week(), zone) for zone in zones]
+    assert in_threads(*runs) == []
     read = guide_as_read(database)
     assert {zone for zone, _ in read["days"]} == set(zones)
     assert all(len(days) == 7 for days in read["days"].values())
