@@ -1,14 +1,14 @@
 import sys
 
-from bench.channel_calls import report_channel_calls
+from bench.auth.token_cpu import report_token_cpu
+from bench.channels.calls import report_channel_calls
+from bench.channels.m3u_import import report_m3u_import
 from bench.coldstart import report_cold_starts
 from bench.dynamodb_calls import report_dynamodb_calls
-from bench.guide import report_guide
 from bench.layer import report_layer_size
 from bench.local_stack import report_local_stack
-from bench.m3u_import import report_m3u_import
-from bench.registry_scale import report_registry_scale
-from bench.token_cpu import report_token_cpu
+from bench.registry.scale import report_registry_scale
+from bench.tvguide.guide import report_guide
 
 
 def main() -> int:

@@ -12,9 +12,10 @@ from typing import Any, TextIO
 from urllib.parse import urlencode
 
 from bench import QUIET, quiet
+from local.invoke import handler_in
 from local.template import REGION, Template
 
-REGISTRY_BARS = {"registry_whereami": 3}
+REGISTRY_BARS = {"registry/whereami": 3}
 TOKEN_BAR = 3
 # Issue 19: a device's poll while the person has not decided (it comes every few seconds from every waiting TV).
 DEVICE_POLL_BARS = {"RFC 8628 device_code (pending)": 1}
@@ -26,21 +27,21 @@ CLICK_BAR = 2
 # Every read of the console's staff routes (issue 20), on their sample events (a staff member with every area).
 STAFF_READ_BAR = 3
 STAFF_READS = (
-    "console_me",
-    "console_audit",
-    "launcher_staff_moderation",
-    "launcher_staff_posters",
-    "launcher_staff_daily",
-    "channels_staff_versions",
-    "channels_staff_diff",
-    "nichecontent_staff_queue",
-    "nichecontent_staff_item",
-    "tvguide_staff_zones",
-    "tvguide_staff_imports",
-    "tvguide_staff_report",
-    "tvguide_staff_grid",
-    "tvguide_staff_configuration",
-    "registry_staff_load",
+    "console/me",
+    "console/audit",
+    "launcher/staff_moderation",
+    "launcher/staff_posters",
+    "launcher/staff_daily",
+    "channels/staff_versions",
+    "channels/staff_diff",
+    "nichecontent/staff_queue",
+    "nichecontent/staff_item",
+    "tvguide/staff_zones",
+    "tvguide/staff_imports",
+    "tvguide/staff_report",
+    "tvguide/staff_grid",
+    "tvguide/staff_configuration",
+    "registry/staff_load",
 )
 CLIENT = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 INTROSPECTION_BAR = 1  # issue 19: the stream component asks at every stream start
@@ -92,16 +93,16 @@ def report_dynamodb_calls() -> int:
             calls, _ = measure(run)
             failures += show(table, folder, calls, REGISTRY_BARS.get(folder))
 
-        token = importlib.import_module("functions.auth_token.app").lambda_handler
+        token = importlib.import_module("functions.auth.token.app").lambda_handler
 
         def grant(**fields: str) -> dict:
-            event = {**sample_event("auth_token"), "body": urlencode({**CLIENT, **fields})}
-            return token(event, context("auth_token"))
+            event = {**sample_event("auth/token"), "body": urlencode({**CLIENT, **fields})}
+            return token(event, context("auth/token"))
 
         def introspect(issued: dict) -> dict:
-            handler = importlib.import_module("functions.auth_introspect.app").lambda_handler
+            handler = importlib.import_module("functions.auth.introspect.app").lambda_handler
             form = {"token": issued["access_token"], **STREAM_COMPONENT}
-            return handler({**sample_event("auth_introspect"), "body": urlencode(form)}, context("auth_introspect"))
+            return handler({**sample_event("auth/introspect"), "body": urlencode(form)}, context("auth/introspect"))
 
         for name, fields in token_requests(grant):
 
@@ -150,7 +151,7 @@ def staff_reads(table: TextIO, measure: Callable[[Callable[[], dict]], tuple[Cou
     begin_sample_registry_load(now)
     failures = 0
     for function in STAFF_READS:
-        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        handler = handler_in(function)
 
         def read(handler: Callable[[dict, Any], dict] = handler, function: str = function) -> dict:
             return handler(sample_event(function), context(function))
@@ -170,7 +171,7 @@ def begin_sample_registry_load(now: datetime) -> None:
     from ott.registry.staff import LoadStatus, RegistryLoad
     from ott.registry.store import registry_store
 
-    load_id = sample_event("registry_staff_load")["queryStringParameters"]["id"]
+    load_id = sample_event("registry/staff_load")["queryStringParameters"]["id"]
     waiting = RegistryLoad(
         load_id=load_id,
         source="registry.yaml",
@@ -198,14 +199,14 @@ def niche_requests():
         add_item(store, entry, now + timedelta(seconds=number))
 
     def call(function: str, query: dict[str, str]) -> dict:
-        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        handler = handler_in(function)
         return handler({**sample_event(function), "queryStringParameters": query}, context(function))
 
     for p in ("1", "10"):
-        yield f"nichecontent list p={p}", lambda p=p: call("nichecontent_list", {"p": p})
+        yield f"nichecontent list p={p}", lambda p=p: call("nichecontent/list", {"p": p})
     for name, status in (("take", "totranscoder"), ("progress", "bytranscoder"), ("resent", "bytranscoder")):
         query = {"status": status, "id": "demo-0001"}
-        yield f"nichecontent updateStatus ({name})", lambda query=query: call("nichecontent_update_status", query)
+        yield f"nichecontent updateStatus ({name})", lambda query=query: call("nichecontent/update_status", query)
 
 
 def launcher_requests(template: Template):
@@ -225,7 +226,7 @@ def launcher_requests(template: Template):
     from ott.launcher.clicks import HASHES_PER_POSTER
 
     def request(function: str, principal: dict | None = None, **query: str) -> Callable[[], dict]:
-        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        handler = handler_in(function)
         sample, suffix = sample_event(function), query.pop("format", "json")
         event = {
             **sample,
@@ -241,11 +242,11 @@ def launcher_requests(template: Template):
     if staff is None:
         raise RuntimeError("the demo staff client is missing")
     code = sign_in(store, AuthPolicy(), staff, REDIRECT, "moderator@example.com", "moderator-password", now)
-    token_handler = importlib.import_module("functions.auth_token.app").lambda_handler
+    token_handler = importlib.import_module("functions.auth.token.app").lambda_handler
     form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT}
     form |= {"client_id": "demo-staff", "client_secret": "demo-staff-secret"}
     issued = json.loads(
-        token_handler({**sample_event("auth_token"), "body": urlencode(form)}, context("auth_token"))["body"]
+        token_handler({**sample_event("auth/token"), "body": urlencode(form)}, context("auth/token"))["body"]
     )
     from ott.auth.records import AccessToken
 
@@ -269,11 +270,11 @@ def launcher_requests(template: Template):
         ("time_travel", moderator, {"statistics": "true", "time_travel": "0"}),
         ("moderation+time_travel", moderator, {"moderation": "true", "statistics": "true", "time_travel": "0"}),
     ]
-    for method in ("launcher_posters", "launcher_poster"):
+    for method in ("launcher/posters", "launcher/poster"):
         for label, principal, query in variants:
             yield f"{method.replace('_', ' ')} {label}", request(method, principal, **query), LAUNCHER_BAR
-    consumer = importlib.import_module("functions.launcher_clicks.app").lambda_handler
-    record = sample_event("launcher_clicks")["Records"][0]
+    consumer = importlib.import_module("functions.launcher.clicks.app").lambda_handler
+    record = sample_event("launcher/clicks")["Records"][0]
 
     def clicked(event_id: str, snapshot_hash: str) -> dict:
         """The sample event, clicked now: the consumer refuses an event older than it remembers ids."""
@@ -282,12 +283,12 @@ def launcher_requests(template: Template):
         return {"Records": [{**record, "body": json.dumps(body)}]}
 
     click = clicked("bench-click", json.loads(record["body"])["snapshot_hash"])
-    yield "launcher click event", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
-    yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher_clicks")), CLICK_BAR
+    yield "launcher click event", lambda: consumer(click, context("launcher/clicks")), CLICK_BAR
+    yield "launcher click event (redelivered)", lambda: consumer(click, context("launcher/clicks")), CLICK_BAR
     for number in range(HASHES_PER_POSTER):  # as many hashes as a poster counts (told apart by their start)
-        consumer(clicked(f"bench-hash-{number}", f"{number:016d}".ljust(43, "x")), context("launcher_clicks"))
+        consumer(clicked(f"bench-hash-{number}", f"{number:016d}".ljust(43, "x")), context("launcher/clicks"))
     new_hash = clicked("bench-new-hash", "N" * 43)
-    yield "launcher click event (new hash, full)", lambda: consumer(new_hash, context("launcher_clicks")), CLICK_BAR
+    yield "launcher click event (new hash, full)", lambda: consumer(new_hash, context("launcher/clicks")), CLICK_BAR
 
 
 def show_launcher(table: TextIO, name: str, call: Callable[[], dict], bar: int) -> int:
@@ -326,13 +327,13 @@ def phone_requests(template: Template):
     principal = principal_of(access_token())
 
     def call(function: str, body: dict) -> dict:
-        handler = importlib.import_module(f"functions.{function}.app").lambda_handler
+        handler = handler_in(function)
         event = {**sample_event(function), "body": json.dumps(body)}
         event["requestContext"] = {**event["requestContext"], "authorizer": principal}
         return json.loads(handler(event, context(function))["body"])
 
     started: dict = {}
-    yield "phoneconfirm confirm", lambda: started.update(call("phoneconfirm_confirm", {"phone": "79990000002"}))
+    yield "phoneconfirm confirm", lambda: started.update(call("phoneconfirm/confirm", {"phone": "79990000002"}))
     worker = next(f for f in template.functions() if f.logical_id == "PhoneChannelWorkerFunction")
     for _ in range(100):  # the state machine hands stage 1 to the worker through the queue
         deliver(client("sqs"), template.queue_url("ChannelQueue"), template.arn("ChannelQueue"), worker)
@@ -340,9 +341,9 @@ def phone_requests(template: Template):
             break
         time.sleep(0.1)
     request_id = started["request_id"]
-    yield "phoneconfirm verify", lambda: call("phoneconfirm_verify", {"request_id": request_id})
+    yield "phoneconfirm verify", lambda: call("phoneconfirm/verify", {"request_id": request_id})
     wrong = "0000" if outbox("79990000002")[0]["code"] != "0000" else "1111"
-    yield "phoneconfirm checkCode", lambda: call("phoneconfirm_check_code", {"request_id": request_id, "code": wrong})
+    yield "phoneconfirm checkCode", lambda: call("phoneconfirm/check_code", {"request_id": request_id, "code": wrong})
 
 
 def token_requests(grant: Callable[..., dict]):

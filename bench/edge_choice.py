@@ -22,7 +22,7 @@ from bench.coldstart import BASELINE, ROOT, lambda_environment, seconds
 from local.template import Template
 
 RUNS = 9
-VARIANTS = {"ott.http (ours)": "functions.registry_whereami.app", "Powertools": "bench.whereami_powertools"}
+VARIANTS = {"ott.http (ours)": "functions.registry.whereami.app", "Powertools": "bench.whereami_powertools"}
 FIXED_ANSWER = {
     "contractor": {"contractorId": 1, "name": "Демо Телеком", "brandName": "Демо ТВ"},
     "territories": [{"territoryId": 3, "name": "Москва", "parentId": 2, "isLeaf": True}],
@@ -45,7 +45,7 @@ imported = time.perf_counter() - wall, time.process_time() - cpu
 from bench.edge_choice import with_fixed_domain, events
 from local.invoke import context
 with_fixed_domain(handler)
-event, context = events()[0][1], context("registry_whereami")
+event, context = events()[0][1], context("registry/whereami")
 wall, cpu = time.perf_counter(), time.process_time()
 handler.lambda_handler(event, context)
 first = time.perf_counter() - wall, time.process_time() - cpu
@@ -72,7 +72,7 @@ def with_fixed_domain(handler: ModuleType) -> None:
 def events() -> list[tuple[str, dict[str, Any]]]:
     from local.invoke import sample_event
 
-    sample = sample_event("registry_whereami")
+    sample = sample_event("registry/whereami")
 
     def varied(path: str = "/registry/2/whereami.json", **query: str) -> dict[str, Any]:
         parameters = {**(sample["queryStringParameters"] or {}), **query}
@@ -101,7 +101,7 @@ def same_replies(env: dict[str, str]) -> list[str]:
         with_fixed_domain(handler)
     differences = []
     for name, event in events():
-        replies = [handler.lambda_handler(event, context("registry_whereami")) for handler in handlers]
+        replies = [handler.lambda_handler(event, context("registry/whereami")) for handler in handlers]
         shapes = [(r["statusCode"], headers_of(r).get("Content-Type"), r["body"]) for r in replies]
         if shapes[0] != shapes[1]:
             differences.append(f"{name}: {shapes[0]} != {shapes[1]}")

@@ -17,8 +17,8 @@ BAR_MB = 50  # Lambda's limit for a directly uploaded zip; the unzipped limit (2
 IMPORT_EVERYTHING = """
 import importlib.util, sys
 sys.path[:0] = sys.argv[1:3]
-for path in sorted(__import__("pathlib").Path("functions").glob("*/app.py")):
-    spec = importlib.util.spec_from_file_location(path.parent.name, path)
+for path in sorted(__import__("pathlib").Path("functions").glob("*/*/app.py")):
+    spec = importlib.util.spec_from_file_location(f"{path.parent.parent.name}.{path.parent.name}", path)
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
 from ott.observability import trace_outgoing_calls
 trace_outgoing_calls()

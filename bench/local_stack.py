@@ -1,5 +1,5 @@
 """The local stack in `make bench`: how long `make run` takes to answer whereami (wall and the process's CPU
-seconds), how long `ops.guide_import --local` takes for the Turkish sample guide, and the median and 90th
+seconds), how long `ops.tvguide.load --local` takes for the Turkish sample guide, and the median and 90th
 percentile of guide requests once it is in. The bars hold on an idle two-core machine; under load compare the
 CPU seconds, which load inflates far less than wall time.
 
@@ -92,7 +92,7 @@ def report_local_stack() -> int:
             [
                 sys.executable,
                 "-m",
-                "ops.guide_import",
+                "ops.tvguide.load",
                 str(TURKISH_GUIDE),
                 "--zone",
                 TURKISH_ZONE,

@@ -1,5 +1,5 @@
 """GET /registry/2/whereami.{json,xml} written on Powertools' event handler (`APIGatewayRestResolver`), for
-`bench.edge_choice` only: the same behaviour as functions/registry_whereami/app.py, so that the two edges can
+`bench.edge_choice` only: the same behaviour as functions/registry/whereami/app.py, so that the two edges can
 be compared on cold start and on what a reader has to follow (docs/decisions.md, "Service shape")."""
 
 from typing import Annotated, Any

@@ -185,7 +185,7 @@ def seed_niche_content(store: NicheStore, now: datetime) -> None:
 
 
 def seed_launcher(template: Template, database: Database, block: dict[str, Any]) -> None:
-    """The demo block (local/demo/launcher.yaml), loaded as ops.launcher_load loads it, and the demo clicks
+    """The demo block (local/demo/launcher.yaml), loaded as ops.launcher.load loads it, and the demo clicks
     of local/demo/launcher_clicks.yaml counted by the click consumer's domain function."""
     from ott.launcher.guide import programme_guide
     from ott.launcher.params import PostersParams

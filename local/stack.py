@@ -46,8 +46,8 @@ def free_port() -> int:
 
 
 def service_of(function: Function) -> str:
-    """functions/<service>_<method>/ → service."""
-    return function.module.split(".")[1].split("_", 1)[0]
+    """functions/<service>/<method>/ → service."""
+    return function.module.split(".")[1]
 
 
 # What the background start makes ready, in order: phone confirmation needs its state machine, the others their

@@ -52,7 +52,7 @@ class Authorizer:
 @dataclass(frozen=True)
 class Function:
     logical_id: str
-    module: str  # importable module of the handler, e.g. functions.registry_whereami.app
+    module: str  # importable module of the handler, e.g. functions.registry.whereami.app
     attribute: str
     environment: dict[str, str]
     routes: list[Route] = field(default_factory=list)
@@ -80,7 +80,7 @@ def expand_for_each(node: Any, values: Mapping[str, str] | None = None) -> Any:
     fragment once per item, the item in place of `${Identifier}` (and `&{Identifier}`) in its keys and strings
     and of `Ref: Identifier`; loops nest. A collection must be a literal list: the template needs no more, and
     anything else is refused rather than guessed. cfn-lint's own expansion is the reference
-    (tests/unit/test_template_expansion.py); it is not used here because it copies the whole template at every
+    (tests/template/test_expansion.py); it is not used here because it copies the whole template at every
     level (0.6 s of CPU for this one, against milliseconds)."""
     values = values or {}
     if isinstance(node, str):

@@ -26,10 +26,10 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 TEMPLATE = Template()
 os.environ.update(TEMPLATE.environment())
 # Passwords hashed at a low scrypt cost (the local stacks the tests start inherit it): a sign-in verified at
-# production's took a seventh of a second; tests/unit/test_auth_login.py proves production's.
+# production's took a seventh of a second; tests/auth/test_login.py proves production's.
 os.environ["PASSWORD_HASH_COST"] = "16"
 # Hot items read at every request (tests change a block or the registry and read it at once); the cache's own
-# tests set a bound (tests/unit/test_hot_items.py).
+# tests set a bound (tests/contract/test_hot_items.py).
 os.environ["HOT_ITEM_SECONDS"] = "0"
 
 # The emulated accounts' DynamoDB answers as moto's does, faster (local/moto_speedups.py; its contract test compares).
@@ -87,20 +87,31 @@ def dynamodb(aws: None):
     return boto3.client("dynamodb")
 
 
+# Fixtures every folder may use: over the in-memory database, over moto, and the local stack.
+pytest_plugins = ["tests.fixtures.memory", "tests.fixtures.moto", "tests.fixtures.stack"]
+
 # The slowest kinds of test first: `make test` hands whole files to two workers in this order
 # (`--dist loadfile --no-loadscope-reorder`), so the long local files start early and the many short unit files
 # fill the end, and both workers finish together.
 KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
 
 
+def kind_of(item: pytest.Item) -> str:
+    """A service's folder holds its tests of every kind side by side: `test_*_local.py` talk HTTP to a local
+    stack, the tests that take the emulated account (`aws`) are integration tests, the rest unit tests."""
+    if item.path.stem.endswith("_local"):
+        return "local"
+    return "integration" if "aws" in getattr(item, "fixturenames", ()) else "unit"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test of tests/local talks to a local stack: marked `local` (`make test-fast` leaves them out)."""
-
-    def kind(item: pytest.Item) -> int:
-        folder = item.path.parent.name
-        return KINDS_SLOWEST_FIRST.index(folder) if folder in KINDS_SLOWEST_FIRST else len(KINDS_SLOWEST_FIRST)
-
+    """Every `test_*_local.py` talks to a local stack: marked `local` (`make test-fast` leaves them out)."""
+    kinds = {item: kind_of(item) for item in items}
     for item in items:
-        if item.path.parent.name == "local":
+        if kinds[item] == "local":
             item.add_marker(pytest.mark.local)
-    items.sort(key=kind)
+    # Whole files stay together: a file is as slow as its slowest kind.
+    slowest = {}
+    for item in items:
+        slowest[item.path] = min(slowest.get(item.path, 9), KINDS_SLOWEST_FIRST.index(kinds[item]))
+    items.sort(key=lambda item: slowest[item.path])

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bench.units import Touch, metering
+from local.invoke import module_of
 from local.template import REGION, Template
 from ott.http.caching import edge_cacheable
 from ott.storage.cache import hot_items
@@ -108,12 +109,12 @@ class World:
         create_all(template, client)
         with silenced():
             seed_demo(template, client("dynamodb"))
-            self.snapshot_hash = self.call("launcher_posters", address=address("A", 0))["headers"]["X-Snapshot-Hash"]
+            self.snapshot_hash = self.call("launcher/posters", address=address("A", 0))["headers"]["X-Snapshot-Hash"]
         self.devices: Iterator[dict[str, Any]] = self._new_devices()
         self.events = 0
 
     def handler(self, folder: str) -> Callable[..., dict]:
-        module = importlib.import_module(f"functions.{folder}.app")
+        module = importlib.import_module(module_of(folder))
         return module.lambda_handler if hasattr(module, "lambda_handler") else module.optional
 
     def call(
@@ -149,7 +150,7 @@ class World:
         while True:
             number += 1
             reply = self.call(
-                "auth_token",
+                "auth/token",
                 address=f"10.{number // 60000}.{number // 250 % 240}.{number % 250 + 1}",
                 body=urlencode(
                     {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
@@ -187,23 +188,23 @@ def requests_of(world: World, kind: str, audience: str, index: int) -> tuple[str
     here = address(audience, index)
     token_form = {"client_id": "demo-tv", "client_secret": "demo-tv-secret"}
     if kind == "registry whereami":
-        return "registry_whereami", lambda: world.call("registry_whereami", here)
+        return "registry/whereami", lambda: world.call("registry/whereami", here)
     if kind == "registry lists":
-        return "registry_contractors", lambda: world.call("registry_contractors", here)
+        return "registry/contractors", lambda: world.call("registry/contractors", here)
     if kind == "token refresh":
         form = urlencode(
             {**token_form, "grant_type": "refresh_token", "refresh_token": world.device()["refresh_token"]}
         )
-        return "auth_token", lambda: world.call("auth_token", here, body=form)
+        return "auth/token", lambda: world.call("auth/token", here, body=form)
     if kind == "token anonymous":
         form = urlencode({**token_form, "grant_type": "vendor:anonymous"})
-        return "auth_token", lambda: world.call("auth_token", here, body=form)
+        return "auth/token", lambda: world.call("auth/token", here, body=form)
     if kind.startswith("authorizer"):
         token = world.device()["access_token"] if kind == "authorizer (token)" else None
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return "auth_authorizer", lambda: world.call("auth_authorizer", here, headers=headers)
+        return "auth/authorizer", lambda: world.call("auth/authorizer", here, headers=headers)
     if kind.startswith("guide"):
-        folder = {"channels": "tvguide_channels", "schedule": "tvguide_schedule", "xmltv": "tvguide_xmltv"}[
+        folder = {"channels": "tvguide/channels", "schedule": "tvguide/schedule", "xmltv": "tvguide/xmltv"}[
             kind.split()[1]
         ]
         # The sample's own query, without its zone label: the kind says how the zone is chosen.
@@ -217,19 +218,19 @@ def requests_of(world: World, kind: str, audience: str, index: int) -> tuple[str
     if kind == "launcher click":
         event = {
             "Records": [
-                {**world._sample_event("launcher_clicks")["Records"][0], "body": world.click(POSTERS[audience])}
+                {**world._sample_event("launcher/clicks")["Records"][0], "body": world.click(POSTERS[audience])}
             ]
         }
-        return "launcher_clicks", lambda: world.handler("launcher_clicks")(event, world._context("launcher_clicks"))
+        return "launcher/clicks", lambda: world.handler("launcher/clicks")(event, world._context("launcher/clicks"))
     if kind.startswith("phone"):
         return phone_request(world, kind, here)
     if kind == "channels list":
-        return "channels_list", lambda: world.call("channels_list", here)
+        return "channels/list", lambda: world.call("channels/list", here)
     if kind == "nichecontent list":
-        return "nichecontent_list", lambda: world.call("nichecontent_list", here)
+        return "nichecontent/list", lambda: world.call("nichecontent/list", here)
     if kind == "nichecontent updateStatus":  # each sample takes another demo item awaiting encoding
         item = {"status": "totranscoder", "id": f"demo-{index + 1 + (SAMPLES if audience == 'B' else 0):04d}"}
-        return "nichecontent_update_status", lambda: world.call("nichecontent_update_status", here, query=item)
+        return "nichecontent/update_status", lambda: world.call("nichecontent/update_status", here, query=item)
     raise ValueError(f"no request for {kind!r}")
 
 
@@ -239,11 +240,11 @@ def phone_request(world: World, kind: str, here: str) -> tuple[str, Callable[[],
     world.events += 1
     phone = json.dumps({"phone": f"+7999{world.events:07d}"})
     if kind == "phone confirm":
-        return "phoneconfirm_confirm", lambda: world.call(
-            "phoneconfirm_confirm", here, body=phone, principal=device["principal"]
+        return "phoneconfirm/confirm", lambda: world.call(
+            "phoneconfirm/confirm", here, body=phone, principal=device["principal"]
         )
-    started = json.loads(world.call("phoneconfirm_confirm", here, body=phone, principal=device["principal"])["body"])
-    folder = "phoneconfirm_verify" if kind == "phone verify" else "phoneconfirm_check_code"
+    started = json.loads(world.call("phoneconfirm/confirm", here, body=phone, principal=device["principal"])["body"])
+    folder = "phoneconfirm/verify" if kind == "phone verify" else "phoneconfirm/check_code"
     body = json.dumps({"request_id": started["request_id"], **({"code": "0000"} if "check" in folder else {})})
     return folder, lambda: world.call(folder, here, body=body, principal=device["principal"])
 
@@ -300,7 +301,7 @@ def shared_hot(samples: list[Sample]) -> None:
 def where(template: Template, folder: str) -> tuple[str, tuple[str, str] | None, str | None]:
     """The function's logical id, its first route and the authorizer of that route."""
     for function in template.functions():
-        if function.module == f"functions.{folder}.app":
+        if function.module == module_of(folder):
             if not function.routes:
                 return function.logical_id, None, None
             route = function.routes[0]

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from ott.storage import Database
-from tests.databases import Clock, memory_database, moto_database
+from tests.fixtures.databases import Clock, memory_database, moto_database
 
 
 @pytest.fixture

@@ -15,10 +15,10 @@ from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore, publish_spacing
 from ott.storage.cache import hot_items
 from tests.contract.test_stores import BLOCK_LOADED
-from tests.databases import memory_database, table
-from tests.stores import launcher_store, loaded_registry, name, registry_store
-from tests.unit.conftest import CATALOG
-from tests.unit.launcher_data import NOW, compiled
+from tests.fixtures.databases import memory_database, table
+from tests.fixtures.stores import launcher_store, loaded_registry, name, registry_store
+from tests.launcher.data import NOW, compiled
+from tests.registry.catalog import CATALOG
 
 BOUND = 5
 

@@ -20,7 +20,7 @@ from ott.storage import (
     if_not_exists,
 )
 from ott.storage.expressions import InvalidExpression
-from tests.databases import table
+from tests.fixtures.databases import table
 
 PAIRS = table("LauncherTable")  # pk/sk, TTL `ttl`
 SINGLE = table("AuthTable")  # pk, TTL `ttl`

@@ -38,8 +38,8 @@ from ott.tvguide.config import GuideConfig
 from ott.tvguide.mapping import GuideChannel, GuideShow, GuideTelecast, channel_id_of
 from ott.tvguide.store import ConfigurationChanged, DynamoGuideStore
 from ott.tvguide.zones import Zone
-from tests.databases import table
-from tests.stores import (
+from tests.fixtures.databases import table
+from tests.fixtures.stores import (
     audit_log,
     auth_store,
     channel_store,
@@ -51,8 +51,8 @@ from tests.stores import (
     phone_store,
     registry_store,
 )
-from tests.unit.conftest import CATALOG
-from tests.unit.launcher_data import NOW, compiled
+from tests.launcher.data import NOW, compiled
+from tests.registry.catalog import CATALOG
 
 ENCODER = MachineClient("a")
 BLOCK_LOADED = entry(Area.LAUNCHER, "load", "block", Operator("olga"), datetime(2026, 11, 23, tzinfo=UTC))

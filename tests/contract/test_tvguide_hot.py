@@ -13,7 +13,7 @@ from ott.tvguide.mapping import channel_id_of
 from ott.tvguide.store import CONFIG_KEY, DynamoGuideStore, publish_spacing
 from ott.tvguide.zones import Zone
 from tests.contract.test_hot_items import BOUND, cached  # noqa: F401 (the cache on, BOUND seconds)
-from tests.stores import name
+from tests.fixtures.stores import name
 
 ZONE = Zone(name="World/Anywhere", geo=["World/Anywhere"])
 CHANNEL = channel_id_of("one.tv")

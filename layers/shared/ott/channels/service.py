@@ -1,6 +1,6 @@
 """The channel configuration's life: a validated file becomes a new version and the current one, an older
 version can be made current again, and `GET /channels` answers with the current one as it was stored. What staff
-do (the console's routes and `ops.channels_load` alike): load, roll back, list the versions, compare two."""
+do (the console's routes and `ops.channels.load` alike): load, roll back, list the versions, compare two."""
 
 import json
 from datetime import UTC, datetime

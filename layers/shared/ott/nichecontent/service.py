@@ -49,7 +49,7 @@ def update_status(
 
 
 def retry(store: NicheStore, policy: RetryPolicy, staff: Staff, item_id: str, now: datetime) -> NicheItem:
-    """The operator's retry (the console's or `ops.niche_content retry`): a failed item back to awaiting, its
+    """The operator's retry (the console's or `ops.nichecontent.queue retry`): a failed item back to awaiting, its
     automatic retries renewed, the operator named in its history and in the audit trail."""
     require_area(staff, Area.NICHE_CONTENT)
 
@@ -148,7 +148,7 @@ def sweep(store: NicheStore, policy: RetryPolicy, now: datetime) -> Sweep:
     return Sweep(retried, timed_out)
 
 
-# What staff see (the console's routes and `ops.niche_content` alike)
+# What staff see (the console's routes and `ops.nichecontent.queue` alike)
 
 
 def queue_page(store: NicheStore, staff: Staff, params: QueueParams, now: datetime) -> QueuePage:

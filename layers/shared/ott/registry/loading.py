@@ -1,4 +1,4 @@
-"""Loading a registry file, the one way to change the registry (`load_registry`: `ops.registry_load` and the
+"""Loading a registry file, the one way to change the registry (`load_registry`: `ops.registry.load` and the
 console's upload both call it), and the console's asynchronous load (docs/decisions.md, "The registry for staff").
 
 From the console: `start_upload` gives the browser a form to post the file to S3 (`ott.uploads`) and records the

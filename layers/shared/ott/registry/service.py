@@ -408,7 +408,7 @@ def unknown_method(path: str) -> DomainError:
 
 
 def read_registry_file(text: str, source: str) -> CatalogSnapshot:
-    """A registry file (YAML, or JSON by a .json name) read and checked whole as `ops.registry_load` reads it;
+    """A registry file (YAML, or JSON by a .json name) read and checked whole as `ops.registry.load` reads it;
     CatalogError lists every problem. YAML aliases are refused: the file comes from a request or an upload."""
     try:
         document = parse_document(text, source, source.lower().endswith(".json"), aliases=False)
@@ -418,7 +418,7 @@ def read_registry_file(text: str, source: str) -> CatalogSnapshot:
 
 
 def check_registry_file(staff: Staff, text: str, params: RegistryFileParams) -> RegistryCheck:
-    """A registry file checked whole as `ops.registry_load --check` checks it: every problem listed, nothing
+    """A registry file checked whole as `ops.registry.load --check` checks it: every problem listed, nothing
     written."""
     require_area(staff, Area.REGISTRY)
     try:

@@ -422,7 +422,7 @@ class DynamoRegistryStore:
         """Make the table hold `snapshot`, writing only the items that changed; readers switch at once when the
         pointer moves, last. Returns the number of items written or deleted. `audited` makes the audit entry from
         the registry replaced and the one published (their summaries), written in the pointer's transaction; a
-        load without one is demo or test data's (`local/seed.py`, `ops.registry_load.write`)."""
+        load without one is demo or test data's (`local/seed.py`, `ops.registry.load.write`)."""
         if audited is not None and self._audit is None:
             raise RuntimeError("this store was built without the audit log its loads are recorded in")
         load = self._begin_load()

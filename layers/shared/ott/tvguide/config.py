@@ -1,6 +1,6 @@
 """The guide configuration an operator loads (docs/guide-data.md): programme zones, per-channel overrides and
 rubrics. Zones are created on purpose (`ott.tvguide.operations.create_zone`); the whole configuration is replaced
-by `ott.tvguide.operations.replace_configuration` (`ops.guide_config_load`, the console's editor), after
+by `ott.tvguide.operations.replace_configuration` (`ops.tvguide.config`, the console's editor), after
 `checked_configuration` found no problem."""
 
 from typing import Annotated, Any

@@ -50,7 +50,7 @@ def checked_zone(name: str) -> str:
         raise ImportRefused(f"{name[:64]!r} is no zone name ({ZONE_NAME_RULE})") from None
 
 
-# The name `ops.guide_import` gives an upload: `<stamp>-<random>-<file name>`, a key of its own per upload.
+# The name `ops.tvguide.load` gives an upload: `<stamp>-<random>-<file name>`, a key of its own per upload.
 UPLOAD_PREFIX = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}-")
 
 

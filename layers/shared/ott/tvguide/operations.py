@@ -2,7 +2,7 @@
 "Zones"): create a zone, delete one, list the zones, replace the configuration, look at the imports and their
 reports, remove a source's facts. Each function takes the store (and the audit trail, the staff member where it
 records a change, the export requests where it changes a zone's guide) as its arguments, so the operator commands
-(`ops.guide_zones`, `ops.guide_config_load`, `ops.guide_import`) and staff routes call the same code."""
+(`ops.tvguide.zones`, `ops.tvguide.config`, `ops.tvguide.load`) and staff routes call the same code."""
 
 import secrets
 from collections.abc import Callable, Collection

@@ -64,7 +64,7 @@ class Zone(WireModel):
 def new_zone(
     name: str, geo: list[str] | None = None, timezone: str | None = None, territories: list[int] | None = None
 ) -> Zone:
-    """A zone created on purpose (`ops.guide_zones create`, `ops.guide_import --create-zone`): labelled with its
+    """A zone created on purpose (`ops.tvguide.zones create`, `ops.tvguide.load --create-zone`): labelled with its
     name unless labels are given, in the time zone given, else in that of its name when it is an IANA one
     (`Europe/Moscow`), else UTC. Raises ValueError (pydantic's) for a name, label or time zone out of bounds."""
     chosen = timezone or (name if is_time_zone(name) else "UTC")

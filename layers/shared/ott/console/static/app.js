@@ -2,14 +2,14 @@
 // the audit trail of each. Preact with htm (tagged templates): ES modules as they are, no build step.
 import { html, render, useEffect, useState } from "./vendor/htm-preact.js";
 import { api, completeSignIn, signIn, signOut } from "./auth.js";
-import { AuditPage } from "./views/audit.js";
-import { ChannelsPage } from "./views/channels.js";
-import { GuidePage } from "./views/guide.js";
-import { GuideConfigPage } from "./views/guide_config.js";
-import { GuideGridPage } from "./views/guide_grid.js";
-import { LauncherPage } from "./views/launcher.js";
-import { NichePage } from "./views/niche.js";
-import { RegistryPage } from "./views/registry.js";
+import { AuditPage } from "./views/console/audit.js";
+import { ChannelsPage } from "./views/channels/configuration.js";
+import { GuidePage } from "./views/tvguide/zones.js";
+import { GuideConfigPage } from "./views/tvguide/configuration.js";
+import { GuideGridPage } from "./views/tvguide/grid.js";
+import { LauncherPage } from "./views/launcher/moderation.js";
+import { NichePage } from "./views/nichecontent/queue.js";
+import { RegistryPage } from "./views/registry/catalog.js";
 
 // The pages of each area, in the console's order; an area without one shows only its audit trail. `views` are
 // an area's further tabs (#/guide/grid), each [label, page].
