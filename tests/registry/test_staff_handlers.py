@@ -6,6 +6,7 @@ import importlib
 import json
 import time
 
+import pytest
 import requests
 import yaml
 
@@ -200,3 +201,28 @@ def test_a_load_whose_function_died_is_taken_over_by_the_events_redelivery(regis
     mark_loading(started["load"]["loadId"], 60)
     run_load(event)
     assert len(audit_log().entries(Area.REGISTRY, 10).entries) == 1
+
+
+# Issue 28, findings 1 and 2: files nested past the parsers' bounds, or holding more values than the function can
+# build within its time and memory, are reported invalid (their bound named), never a 500 or a stalled function.
+NESTED_AND_HUGE = {
+    "flow lists 400 deep": ("[" * 400, "registry.yaml", "nested more than 64 levels deep"),
+    "JSON 1,000 deep": ("[" * 1000 + "]" * 1000, "registry.json", "nested more than 64 levels deep"),
+    "JSON 100,000 deep": ("[" * 100_000, "registry.json", "nested more than 64 levels deep"),
+    "block mappings 1,000 deep": (
+        "".join(" " * i + "a:\n" for i in range(1000)) + " " * 1000 + "b\n",
+        "registry.yaml",
+        "nested more than 64 levels deep",
+    ),
+    "a 3.8 MB flow list": ("territories: [" + "1," * 1_900_000 + "1]\n", "registry.yaml", "more than 500,000 values"),
+    "a 3.8 MB JSON list": ('{"territories": [' + "1," * 1_900_000 + "1]}", "registry.json", "more than 500,000 values"),
+}
+
+
+@pytest.mark.parametrize("text, source, problem", NESTED_AND_HUGE.values(), ids=NESTED_AND_HUGE.keys())
+def test_nested_and_oversized_files_are_invalid_with_their_bound_named(aws, text, source, problem):
+    reply = check(text, source)
+    assert reply["statusCode"] == 200
+    report = json.loads(reply["body"])
+    assert report["valid"] is False and len(report["problems"]) == 1 and problem in report["problems"][0]
+    assert len(reply["body"]) < 2000

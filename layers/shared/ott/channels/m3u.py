@@ -32,6 +32,10 @@ ALIAS = TypeAdapter(Alias)
 LOGO = TypeAdapter(PageUrl)
 DEFAULT_TITLE = "Imported from M3U"
 DEFAULT_PROTECTED_ROOT = "/hls"
+# Bounds of what is read (issue 28): a configuration holds at most 10,000 channels of 32 streams, and iptv-org's
+# whole index is some 11,000 entries; a line past this many characters is no #EXTINF a player writes.
+MAX_ENTRIES = 50_000
+MAX_LINE_CHARACTERS = 64 * 1024
 
 
 @dataclass
@@ -63,7 +67,7 @@ class Draft:
 
 
 class NotAPlaylist(ValueError):
-    """The text is not an M3U playlist (it does not begin with #EXTM3U)."""
+    """The text is not an M3U playlist (it does not begin with #EXTM3U), or is one past the bounds read."""
 
 
 def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEFAULT_PROTECTED_ROOT) -> Conversion:
@@ -74,6 +78,8 @@ def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEF
         raise NotAPlaylist("not an M3U playlist: it does not begin with #EXTM3U")
     notes: list[str] = []
     entries = list(read_entries(text, notes))
+    if len(entries) > MAX_ENTRIES:
+        raise NotAPlaylist(f"{len(entries):,} entries, more than the {MAX_ENTRIES:,} an import reads")
     drafts: dict[str, Draft] = {}
     feeds: dict[str, tuple[str, int]] = {}  # by channel key: the first feed met and its line
     categories: dict[str, list[int]] = {}
@@ -136,6 +142,8 @@ def read_entries(text: str, notes: list[str]):
     entry: Entry | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        if len(line) > MAX_LINE_CHARACTERS:
+            raise NotAPlaylist(f"line {number}: {len(line):,} characters, more than the {MAX_LINE_CHARACTERS:,} read")
         if not line or line.startswith("#EXTM3U"):
             continue
         if line.startswith("#EXTINF:"):
