@@ -72,7 +72,8 @@ def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
 
 
 def create_buckets(template: Template, s3: Any, console_origin: str) -> None:
-    """Buckets, versioned as the template's are, with their SQS event notifications (the emulator delivers them, a test event first) and their CORS
+    """Buckets, versioned as the template's are, with their SQS event notifications (the emulator delivers them, a
+    test event first) and their CORS
     rules, which name the console's origin: locally `console_origin` stands for the template's."""
     for logical_id, spec in template.of_type("AWS::S3::Bucket").items():
         name = template.physical_name(logical_id)

@@ -238,7 +238,8 @@ def test_a_nested_upload_is_invalid_on_its_first_delivery_and_not_retried(regist
     post(started["form"], b"[" * 400)
     assert run_load(uploaded_event()[0]) == {"batchItemFailures": []}
     report = upload_status(started["load"]["loadId"])
-    assert report["status"] == "invalid" and report["problems"] == ["registry.yaml: line 1: nested more than 64 levels deep"]
+    assert report["status"] == "invalid"
+    assert report["problems"] == ["registry.yaml: line 1: nested more than 64 levels deep"]
 
 
 def test_an_event_naming_a_missing_object_ends_its_load_invalid(registry):
@@ -254,7 +255,7 @@ def test_an_event_naming_a_missing_object_ends_its_load_invalid(registry):
 def test_a_load_is_claimed_only_by_its_own_objects_event_in_its_own_bucket(registry):
     # Issue 28, finding 8: any message naming the load's id claimed it, from whatever bucket.
     started = json.loads(begin()["body"])
-    load_id, key = started["load"]["loadId"], started["form"]["key"]
+    load_id = started["load"]["loadId"]
     post(started["form"], changed_registry("Москва-Сити"))
     [event] = uploaded_event()
     for field, value in (("key", f"registry/{load_id}-other.yaml"), ("bucket", "someone-elses-bucket")):

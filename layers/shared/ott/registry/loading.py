@@ -96,7 +96,7 @@ def load_uploads(store: RegistryStore, bucket: UploadBucket, body: str, clock: C
     `invalid` or `failed` with the reason, on this delivery: a redelivery cannot do better (issue 28)."""
     for uploaded in uploaded_objects(body):
         if uploaded.bucket != bucket.name:
-            logger.warning("registry upload passed over: not this load's bucket", extra={"bucket": uploaded.bucket[:256]})
+            logger.warning("registry upload passed over: another bucket", extra={"bucket": uploaded.bucket[:256]})
             continue
         load_id = load_id_of(uploaded.key)
         waiting = store.registry_load(load_id) if uploaded.key.partition("/")[0] == PREFIX and load_id else None
@@ -135,7 +135,7 @@ def _load_upload(
     except UnicodeDecodeError:
         _moved(store, load, LoadStatus.INVALID, clock, problems=[f"{load.source}: not UTF-8 text"])
         return
-    except Exception as error:  # noqa: BLE001 - any other failure ends the load, reported, rather than leave it stuck
+    except Exception as error:  # any other failure ends the load, reported
         logger.exception("registry upload: the check broke off", extra={"key": uploaded.key})
         detail = f"the check broke off ({type(error).__name__}); nothing was published: upload the file again"
         _moved(store, load, LoadStatus.FAILED, clock, detail=detail)
@@ -146,7 +146,7 @@ def _load_upload(
     except ConcurrentLoad as error:
         _moved(store, loading, LoadStatus.FAILED, clock, detail=str(error))
         return
-    except Exception as error:  # noqa: BLE001 - failed, reported: a redelivery finds the load ended and does nothing
+    except Exception as error:  # a redelivery would find the load ended
         logger.exception("registry upload: the load broke off", extra={"key": uploaded.key})
         detail = f"the load broke off ({type(error).__name__}); nothing was published: upload the file again"
         _moved(store, loading, LoadStatus.FAILED, clock, detail=detail)
