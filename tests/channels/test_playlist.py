@@ -176,3 +176,25 @@ def test_line_and_paragraph_separators_and_controls_are_refused_in_titles(separa
     document["channels"][0]["title"] = f"Первый{separator}#EXTINF:-1,Подделка"
     with pytest.raises(ValidationError, match=f"U\\+{ord(separator):04X}"):
         ChannelList.model_validate(document)
+
+
+def test_user_agent_rules_cost_a_bounded_time_whatever_the_user_agent():
+    # Issue 28, finding 5: `^(a+)+$` was accepted, and each character of a User-Agent doubled the playlist's time.
+    import time
+
+    from ott.channels.validation import validate_configuration
+
+    document = demo_configuration().channel_list.model_dump(mode="json", exclude_none=True)
+    refused = ["^(a+)+$", r"^(\w+)\1$", "(a|aa)+$", "^.*.*.*x$"]
+    worst_accepted = "[a-z]*[a-z]*x$"  # two unbounded repeats, then a character the User-Agent lacks
+    for channel in document["channels"]:
+        for stream in channel["streams"]:
+            stream["user_agents"] = {"type": "INCLUDE", "regexp_list": [*refused, worst_accepted]}
+    valid = validate_configuration(document)
+    dropped = [warning for warning in valid.warnings if "regular expression dropped" in warning]
+    assert len(dropped) == len(refused) * sum(len(channel["streams"]) for channel in document["channels"])
+    kept = {tuple(s.user_agents.regexp_list) for c in valid.channel_list.channels for s in c.streams if s.user_agents}
+    assert kept == {(worst_accepted,)}
+    started = time.process_time()
+    text = playlist(valid.channel_list, Viewer(1, False, "a" * 100_000), GUIDE, "session-1", 7)
+    assert time.process_time() - started < 2.0 and text.startswith("#EXTM3U")
