@@ -209,3 +209,14 @@ def test_thousands_of_labels_on_one_line_are_read_in_one_pass():
     playlist = '#EXTM3U\n#EXTINF:-1 tvg-id="x.ru",Title (1080p)' + " [a]" * 8000 + "\nhttp://o/x.m3u8\n"
     (channel,) = convert_m3u(playlist).document["channels"]
     assert (channel["title"], channel["streams"][0]["name"]) == ("Title", "HQ")
+
+
+def test_an_imported_title_keeps_no_line_or_paragraph_separator():
+    # Issue 28, finding 4: U+2028 and U+0085 passed into titles.
+    from ott.channels.m3u import convert_m3u
+
+    text = '#EXTM3U\n#EXTINF:-1 tvg-name="A\u2028B",X\u0085Y\u2029Z\nhttp://o/x.ts\n'
+    [channel] = convert_m3u(text).document["channels"]
+    assert channel["title"] == "A B"
+    text = "#EXTM3U\n#EXTINF:-1,X\u0085Y\u2029Z\u000bW\nhttp://o/x.ts\n"
+    assert convert_m3u(text).document["channels"][0]["title"] == "X Y ZW"  # U+000B: not in XML, dropped

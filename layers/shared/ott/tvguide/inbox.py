@@ -22,6 +22,7 @@ from ott.tvguide.mapping import ImportReport
 from ott.tvguide.store import GuideInbox, GuideStore
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import ZoneName
+from ott.uploads import UploadGone
 
 ZONE_NAMES: TypeAdapter[str] = TypeAdapter(ZoneName)
 ZONE_NAME_RULE = "ASCII letters, digits, _ + - in segments joined by /, 1 to 64 characters"
@@ -31,6 +32,7 @@ ZONE_NAME_RULE = "ASCII letters, digits, _ + - in segments joined by /, 1 to 64 
 class InboxObject:
     bucket: str
     key: str
+    etag: str = ""  # which upload of the key the event announces: a form posted twice makes two
 
     @property
     def zone(self) -> str:
@@ -66,7 +68,11 @@ def uploaded_objects(body: str) -> list[InboxObject]:
     """The objects an S3 event notification names; S3's test event names none. Keys arrive URL-encoded."""
     message: dict[str, Any] = json.loads(body)
     return [
-        InboxObject(record["s3"]["bucket"]["name"], unquote_plus(record["s3"]["object"]["key"]))
+        InboxObject(
+            record["s3"]["bucket"]["name"],
+            unquote_plus(record["s3"]["object"]["key"]),
+            str(record["s3"]["object"].get("eTag", "")),
+        )
         for record in message.get("Records", [])
         if str(record.get("eventName", "")).startswith("ObjectCreated:")
     ]
@@ -83,8 +89,19 @@ def import_uploads(
     zone is no zone name or does not exist, is refused and reported; the message is done (a retry would refuse it
     again). Any other failure (storage, the lease another import holds too long) is reported `failed` with its
     error, having changed nothing clients read, and raised: SQS delivers the message again and the import redoes
-    it."""
+    it. Only the inbox's own bucket's events are imported, and of a key only its first upload (its events again, a
+    redelivery, import it again): a form posted twice within its minutes has its second file reported in the log
+    and left (issue 28). An object gone before it is read is refused."""
     for uploaded in uploaded_objects(body):
+        if uploaded.bucket != inbox.bucket:
+            logger.warning("guide upload passed over: another bucket", extra={"bucket": uploaded.bucket[:256]})
+            continue
+        if not store.claim_import(uploaded.key, uploaded.etag):
+            logger.warning(
+                "guide upload passed over: another file was posted to its key first (a form posted twice)",
+                extra={"key": uploaded.key[:1024], "etag": uploaded.etag[:64]},
+            )
+            continue
         zone = uploaded.zone[:64]
         started = epoch_seconds(clock())
 
@@ -99,6 +116,8 @@ def import_uploads(
             result = report_document(report, zone)
         except (NotXmltv, ImportRefused) as error:
             result = refusal_document(error, zone)
+        except UploadGone as error:  # a retry would not find it either
+            result = refusal_document(ImportRefused(str(error)), zone)
         except Exception as error:  # the guide is as before (nothing published); SQS delivers the message again
             failed = {"status": "failed", "zone": zone, "error": f"{type(error).__name__}: {error}"[:500]}
             store.save_import(uploaded.key, {**failed, "started": started, "finished": epoch_seconds(clock())})

@@ -71,6 +71,7 @@ from ott.tvguide.manifest import (
 )
 from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_channel, merged_show
 from ott.tvguide.models import Category, CategoryType, Profile
+from ott.uploads import UploadGone
 
 if TYPE_CHECKING:  # the audit trail only for staff changes: the devices' functions do not import it
     from ott.audit import AuditEntry, AuditLog
@@ -161,6 +162,7 @@ class GuideStore(Protocol):
     def claim_channel_ids(self, wanted: Mapping[str, list[int]]) -> dict[str, int | None]: ...
     def importing(self, zone: str, source: str | None = None) -> AbstractContextManager[None]: ...
     def save_import(self, key: str, result: dict[str, Any]) -> None: ...
+    def claim_import(self, key: str, upload: str) -> bool: ...
     def import_result(self, key: str) -> dict[str, Any] | None: ...
     def import_results(self) -> dict[str, dict[str, Any]]: ...
     def drop_zone(self, zone: str) -> "ZoneDropped": ...
@@ -936,6 +938,17 @@ class DynamoGuideStore:
         expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
         self._database.put(self._table, {"pk": "IMPORT", "sk": key, "doc": pack(result), "ttl": expires})
 
+    def claim_import(self, key: str, upload: str) -> bool:
+        """Whether the upload `upload` (its entity tag) may be imported from `key`: the first upload of a key claims
+        it, and only its events import (a redelivery too); another file posted to the key later is not imported."""
+        expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
+        claim = {"pk": "IMPORT_CLAIM", "sk": key, "upload": upload, "ttl": expires}
+        try:
+            self._database.put(self._table, claim, attr("pk").not_exists() | attr("upload").eq(upload))
+        except ConditionFailed:
+            return False
+        return True
+
     def import_result(self, key: str) -> dict[str, Any] | None:
         item = self._database.get(self._table, {"pk": "IMPORT", "sk": key})
         return unpack(item["doc"]) if item else None
@@ -1121,18 +1134,24 @@ def guide_store(audit: "AuditLog | None" = None, *, fresh: bool = False) -> Dyna
 
 
 class GuideInbox(Protocol):
+    bucket: str  # the one bucket whose events are imported
+
     def open(self, bucket: str, key: str) -> BinaryIO:
         """The object's body as a stream, read as it is consumed (never whole)."""
         ...
 
 
 class S3Inbox:
-    def __init__(self, s3: Any) -> None:
+    def __init__(self, s3: Any, bucket: str) -> None:
         self._s3 = s3
+        self.bucket = bucket
 
     def open(self, bucket: str, key: str) -> BinaryIO:
-        return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+        try:
+            return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+        except self._s3.exceptions.NoSuchKey:
+            raise UploadGone(f"{key[:1024]}: no such upload (it was deleted)") from None
 
 
 def guide_inbox() -> S3Inbox:
-    return S3Inbox(client("s3"))
+    return S3Inbox(client("s3"), load_settings(GuideSettings).inbox_bucket)
