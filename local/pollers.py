@@ -18,7 +18,7 @@ FIRST_PAUSE, LAST_PAUSE = 0.1, 1.0
 
 
 def no_wait(_: Function) -> None:
-    """What a poller or a schedule waits for before its first run by default: nothing."""
+    """What a poller waits for before its first receive by default: nothing."""
 
 
 def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int:
@@ -116,12 +116,10 @@ def run_scheduled(function: Function) -> Any:
 
 class Schedules:
     """EventBridge schedules do not fire in the emulator: a thread per scheduled function runs it at its
-    template rate, the first time as soon as `wait_for(function)` returns (the local stack: once its service is
-    loaded, so that `make run` shows a schedule's work at once)."""
+    template rate, the first time right after start-up (so `make run` shows a schedule's work at once)."""
 
-    def __init__(self, template: Template, wait_for: Callable[[Function], None] = no_wait) -> None:
+    def __init__(self, template: Template) -> None:
         self._entries = template.scheduled_functions()
-        self._wait_for = wait_for
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -134,7 +132,6 @@ class Schedules:
             self._threads.append(thread)
 
     def _run(self, function: Function, period: int) -> None:
-        self._wait_for(function)
         while not self._stop.is_set():
             try:
                 run_scheduled(function)

@@ -2,9 +2,9 @@
 
 It answers as soon as the registry and the demo accounts are in: the state machines and the other services' demo
 data follow in the background, and a request to a service still loading waits for it (`ServicesLoading`), as do
-the queue pollers and the schedules (they start with the state machines, so that work a request queued is never
-left waiting for the whole start) and operator commands (`--local`: until the start is over). The waits that
-protect the cloud's caches are off here (`local.announce.LOCAL_SETTINGS`)."""
+the queue pollers (they start with the state machines, so that work a request queued is never left waiting for the
+whole start) and operator commands (`--local`: until the start is over); the schedules start once everything is
+in. The waits that protect the cloud's caches are off here (`local.announce.LOCAL_SETTINGS`)."""
 
 import json
 import os
@@ -123,16 +123,17 @@ class LocalStack:
             # would hold the emulator's lock, and every request with it.
             speed_up_step_functions()
             create_state_machines(self.template, client("stepfunctions"))
-            # The pollers and schedules from here: each waits for its function's service to be loaded, so that a
-            # phone confirmation accepted now has its worker (the state machine queues it), whatever loads after.
+            # The pollers from here: each waits for its function's service to be loaded, so that a phone
+            # confirmation accepted now has its worker (the state machine queues it), whatever loads after.
             self._pollers = QueuePollers(self.template, client("sqs"), wait_for=self._loading.wait_for)
             self._pollers.start()
-            self._schedules = Schedules(self.template, wait_for=self._loading.wait_for)
-            self._schedules.start()
             self._loading.loaded("phoneconfirm")
             for service in DEMO_SERVICES:
                 seed_service(self.template, client("dynamodb"), service, DEMO_SERVICES)
                 self._loading.loaded(service)
+            # The schedules once everything is in: nothing waits for them, and their first runs would slow the start.
+            self._schedules = Schedules(self.template)
+            self._schedules.start()
             self._announce(ready=True)
         except BaseException as failure:  # handed to the main thread by `ready`
             self._failure = failure
