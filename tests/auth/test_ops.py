@@ -27,9 +27,7 @@ def test_a_client_is_created_and_its_secret_shown_once_and_stored_as_a_hash(aws,
 
 
 def test_a_client_needs_a_redirect_uri_for_codes(aws, capsys):
-    assert (
-        auth_clients.main(["web-site", "--name", "Web", "--grant", "authorization_code", *TARGET]) == 2
-    )
+    assert auth_clients.main(["web-site", "--name", "Web", "--grant", "authorization_code", *TARGET]) == 2
     assert "redirect URI" in capsys.readouterr().err
 
 

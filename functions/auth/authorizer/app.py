@@ -12,11 +12,9 @@ from ott.observability import logger, metrics, observed
 
 
 def _decide(event: dict[str, Any], required: bool) -> dict[str, Any]:
-    request = ApiRequest(event, "json", None, None)
+    token, in_query = ApiRequest(event, "json", None, None).bearer
     try:
-        decision = decide(
-            auth_store(), request.bearer_token, event["methodArn"], required, in_query=request.bearer_in_query
-        )
+        decision = decide(auth_store(), token, event["methodArn"], required, in_query=in_query)
     except PermissionError:
         metrics.add_metric(name="BearerMissing", unit=MetricUnit.Count, value=1)
         raise

@@ -79,6 +79,11 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
         return self.query.get("access_token") or None
 
     @property
+    def bearer(self) -> tuple[str | None, bool]:
+        """The bearer token, and whether it came in the query (what the API's authorizer decides on)."""
+        return self.bearer_token, self.bearer_in_query
+
+    @property
     def bearer_in_query(self) -> bool:
         """The bearer token came as the `access_token` parameter (RFC 6750 §2.3), not in the header."""
         scheme, _, credentials = self.headers.get("authorization", "").partition(" ")
