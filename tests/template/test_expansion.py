@@ -422,8 +422,12 @@ FUNCTIONS = {
     "RegistryStaffCheckFunction": (["POST /staff/registry/check.json"], {}, {}),
     "RegistryStaffUploadFunction": (
         ["POST /staff/registry/upload.json"],
-        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket"},
-        {"RegistryReportsTable": "dynamodb:PutItem", "${RegistryUploadBucket.Arn}/registry/*": "s3:PutObject"},
+        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket", **AUDITED},
+        {
+            "RegistryReportsTable": "dynamodb:PutItem",
+            "AuditTable": "dynamodb:PutItem",
+            "${RegistryUploadBucket.Arn}/registry/*": "s3:PutObject",
+        },
     ),
     "RegistryStaffLoadFunction": (
         ["GET /staff/registry/load.json"],
