@@ -29,7 +29,7 @@ def test_every_sample_converts_into_a_valid_configuration(sample):
 def test_the_current_iptv_org_playlist():
     conversion = convert_m3u((SHARED_DATA / "m3u" / "iptv-org_streams_ru.m3u").read_text(encoding="utf-8"))
     channels = {channel["alias"]: channel for channel in conversion.document["channels"]}
-    # The alias is the guide's channel id: the tvg-id without iptv-org's feed (docs/channels-data.md).
+    # The alias is the guide's channel id: the tvg-id without iptv-org's feed (docs/channels.md).
     assert not any("@" in alias for alias in channels)
     # Two entries with one tvg-id are one channel; the quality label leaves the title for the stream's name.
     assert channels["360.ru"]["title"] == "360°"

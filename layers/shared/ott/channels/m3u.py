@@ -192,7 +192,7 @@ def clean(text: str) -> str:
 
 
 def new_draft(entry: Entry, tvg_id: str, channel_id: int, notes: list[str]) -> Draft:
-    """`tvg_id` without its `@feed` part: the guide's channel id (docs/channels-data.md)."""
+    """`tvg_id` without its `@feed` part: the guide's channel id (docs/channels.md)."""
     if fits(ALIAS, tvg_id):
         alias = tvg_id
     else:

@@ -1,7 +1,7 @@
 """The import function's side of the inbox: S3 event notifications, delivered through SQS, name the guides
 operators uploaded. An object's key is `<zone>/<file name>`: everything before the last `/` names the
 programme zone (`Europe/Moscow/guide.xml` goes to the zone `Europe/Moscow`), which must exist and whose name
-follows the zones' character set (docs/guide-data.md, "Zones")."""
+follows the zones' character set (docs/tvguide.md, "Zones")."""
 
 import json
 import re
