@@ -5,9 +5,12 @@
     dynamodb = aws_client(args, "dynamodb") # pointed at the emulator for --local
     store = auth_records(database(args), output(args, "AuthTableName"))  # a store over that client
     audit = audit_log(args)                 # where a command that changes something records it
+    change = staff_change(args)             # who changes, recorded where, when: for a domain function to record
 
-A command that changes what staff change (the console's areas) records it in the target's audit trail, as the
-console's routes do; with `--table`, `--audit-table` names the audit table.
+Every command that changes data or staff standing records it in the target's audit trail, as the console's routes
+do: with who (`--operator NAME`, default: your login name), the path (`ops`), what changed and when, in the
+change's own transaction (tests/ops/test_audited.py runs every one). With `--table`, `--audit-table` names the
+audit table. The shared parser and exit paths: ops.command.
 """
 
 import argparse
@@ -15,13 +18,15 @@ import getpass
 import os
 import sys
 import time
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
 import boto3
 
 from local.announce import announcement, local_stack_file
-from ott.audit import AuditLog, AuditSettings
+from ops.command import Refused
+from ott.audit import AuditLog, AuditSettings, StaffChange
 from ott.callers import Operator
 from ott.config import reset_settings
 from ott.storage.dynamo import DynamoDatabase
@@ -32,7 +37,7 @@ STARTING_AT_MOST = 300
 LOOK_EVERY = 0.2
 
 
-class NoLocalStack(SystemExit):
+class NoLocalStack(Refused):
     """`--local` with no `make run` of this checkout on that PORT (or one still starting after STARTING_AT_MOST):
     the command ends with this one line, no traceback."""
 
@@ -109,7 +114,9 @@ def output(args: argparse.Namespace, key: str) -> str:
 
 
 def add_operator(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--by", default=None, help="who you are in the audit trail (default: your login name)")
+    parser.add_argument(
+        "--operator", "--by", dest="by", default=None, help="who you are in the audit trail (default: your login name)"
+    )
 
 
 def operator(args: argparse.Namespace) -> Operator:
@@ -121,7 +128,7 @@ def audit_log(args: argparse.Namespace) -> AuditLog:
     """The target's audit trail, entries kept as long as the stack's `AuditRetentionDays` says."""
     if getattr(args, "table", None):
         if not args.audit_table:
-            raise SystemExit("with --table, name the audit table too (--audit-table NAME)")
+            raise Refused("with --table, name the audit table too (--audit-table NAME)")
         return AuditLog(database(args), args.audit_table, AuditSettings.model_fields["retention_days"].default)
     if getattr(args, "local", False):
         from local.template import Template
@@ -129,6 +136,11 @@ def audit_log(args: argparse.Namespace) -> AuditLog:
         retention = int(Template().document["Parameters"]["AuditRetentionDays"]["Default"])
         return AuditLog(database(args), output(args, "AuditTableName"), retention)
     return AuditLog(database(args), output(args, "AuditTableName"), int(output(args, "AuditRetentionDays")))
+
+
+def staff_change(args: argparse.Namespace) -> StaffChange:
+    """The operator's change about to be made: the audit trail it is recorded in, who makes it, now."""
+    return StaffChange(audit_log(args), operator(args), datetime.now(UTC))
 
 
 @cache

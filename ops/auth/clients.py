@@ -3,13 +3,15 @@ client (`--public`: a browser application such as the operator's console) has no
 
 python -m ops.auth.clients CLIENT_ID --name NAME --grant GRANT [--grant ...] [--redirect-uri URI ...]
     [--scope SCOPE ...] [--access-ttl SECONDS] [--require-pkce | --public] [--resource-server]
-    (--stack STACK | --local | --table NAME)
+    [--operator NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+
+Recorded in the auth trail of the audit table (who registered which client with what).
 """
 
-import argparse
 import sys
 
-from ops.target import add_target, database, output
+from ops.command import command, command_parser
+from ops.target import add_operator, add_target, database, output, staff_change
 from ott.auth.admin import register_client
 from ott.auth.policy import DEFAULT_SCOPES, GRANTS, SCOPES
 from ott.auth.store import auth_records
@@ -17,8 +19,9 @@ from ott.errors import InvalidInput
 from ott.recordstore import ConcurrentChange
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("client_id")
     parser.add_argument("--name", required=True)
     # A resource server (--resource-server) may have no grant: it only introspects tokens.
@@ -38,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         "--resource-server", action="store_true", help="may introspect tokens (RFC 7662): a stream component"
     )
     add_target(parser)
+    add_operator(parser)
     args = parser.parse_args(argv)
     if not args.grant and not args.resource_server:
         parser.error("give at least one --grant (only a --resource-server may have none)")
@@ -54,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             requires_pkce=args.require_pkce,
             resource_server=args.resource_server,
             public=args.public,
+            change=staff_change(args),
         )
     except InvalidInput as error:
         print(error.description, file=sys.stderr)

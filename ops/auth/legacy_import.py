@@ -3,15 +3,17 @@
 Input: JSON lines, one token each: {"token": "...", "account_id": 1, "client_id": "...",
 "anonymous": false, "expires_at": null}. Only the tokens' hashes are stored.
 
-    python -m ops.auth.legacy_import FILE (--stack STACK | --local | --table NAME)
+    python -m ops.auth.legacy_import FILE [--operator NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+
+The import is recorded in the auth trail of the audit table, with its first token.
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-from ops.target import add_target, database, output
+from ops.command import command, command_parser
+from ops.target import add_operator, add_target, database, output, staff_change
 from ott.auth.admin import LegacyToken, import_legacy
 from ott.auth.store import auth_records
 from ott.recordstore import ConcurrentChange
@@ -32,15 +34,17 @@ def read_tokens(path: Path) -> list[LegacyToken]:
     return tokens
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path)
     add_target(parser)
+    add_operator(parser)
     args = parser.parse_args(argv)
     try:
         tokens = read_tokens(args.file)  # the whole file is read and checked before anything is written
         store = auth_records(database(args), output(args, "AuthTableName"))
-        count = import_legacy(store, tokens)
+        count = import_legacy(store, tokens, change=staff_change(args), source=args.file.name)
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2

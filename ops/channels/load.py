@@ -1,7 +1,8 @@
 """The channel configuration of the stream-authorization component (docs/channels.md).
 
-    python -m ops.channels.load FILE [--by NAME] (--stack NAME | --local | --table NAME --audit-table NAME | --check)
-    python -m ops.channels.load --rollback [VERSION] [--by NAME] (--stack NAME | --local
+    python -m ops.channels.load FILE [--operator NAME]
+        (--stack NAME | --local | --table NAME --audit-table NAME | --check)
+    python -m ops.channels.load --rollback [VERSION] [--operator NAME] (--stack NAME | --local
         | --table NAME --audit-table NAME)
     python -m ops.channels.load --versions (--stack NAME | --local | --table NAME)
     python -m ops.channels.load --export [VERSION] (--stack NAME | --local | --table NAME) > channels.yaml
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.callers import Staff
@@ -85,7 +87,7 @@ def from_m3u(args: argparse.Namespace) -> int:
 
 
 def m3u_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("--from-m3u", type=Path, required=True, metavar="PLAYLIST")
     parser.add_argument("--output", type=Path, help="configuration file to write (default: standard output)")
     parser.add_argument("--title", default=DEFAULT_TITLE, help="the configuration's title")
@@ -93,11 +95,12 @@ def m3u_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--from-m3u" in argv:
         return from_m3u(m3u_parser().parse_args(argv))
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("file", type=Path, nargs="?", help="configuration file (YAML, or JSON by its .json suffix)")
     action.add_argument(

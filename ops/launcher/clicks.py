@@ -6,6 +6,10 @@ docs/launcher.md). Every event is validated first; nothing is sent when any is i
     python -m ops.launcher.clicks --poster ID --snapshot HASH [--count N] [--device ID | --account ID]
         [--time MOMENT] (--stack STACK | --local)
         N events of one poster, each with its own event id (device `ops-clicks` by default, time now)
+    [--operator NAME]
+
+The events sent are recorded in the launcher's audit trail (who sent how many of which posters), before they go:
+the queue is no transaction, and an entry for events the queue then refused is the safe side.
 """
 
 import argparse
@@ -18,9 +22,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
-from ops.target import add_target, aws_client, output
+from ops.target import add_operator, add_target, audit_log, aws_client, operator, output
+from ott.audit import entry as audit_entry
 from ott.launcher.clicks import ClickEvent
+from ott.staff import Area
 from ott.wire import problems_of
 
 SQS_BATCH = 10
@@ -70,8 +77,9 @@ def send(sqs: Any, queue_url: str, bodies: list[str]) -> int:
     return len(bodies)
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path, nargs="?")
     parser.add_argument("--poster", type=int)
     parser.add_argument("--snapshot", help="the snapshot hash (ETag without quotes) of the reply that showed it")
@@ -80,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--account", type=int)
     parser.add_argument("--time", help="ISO 8601 or seconds since the epoch (default: now)")
     add_target(parser, table=False)
+    add_operator(parser)
     args = parser.parse_args(argv)
     if (args.file is None) == (args.poster is None):
         parser.error("give a FILE of events or --poster with --snapshot")
@@ -97,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         print(f"{len(problems)} problem(s); nothing sent:\n" + "\n".join(problems), file=sys.stderr)
         return 2
+    posters = sorted({str(event.get("poster_id")) for event in raw if isinstance(event, dict)})
+    detail = f"{len(bodies)} click event(s) of poster(s) {', '.join(posters[:20])}"
+    now = datetime.now(UTC)
+    audit_log(args).write(audit_entry(Area.LAUNCHER, "send_clicks", "click queue", operator(args), now, detail=detail))
     sent = send(aws_client(args, "sqs"), output(args, "LauncherClickQueueUrl"), bodies)
     print(f"sent: {sent} click event(s)")
     return 0

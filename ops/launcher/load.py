@@ -2,7 +2,8 @@
 file is validated first, every problem listed at once; nothing is written when any entry is invalid. The load
 replaces the block in force (approvals of unchanged posters stay) and stores a snapshot of it.
 
-    python -m ops.launcher.load FILE [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME) [--check]
+    python -m ops.launcher.load FILE [--operator NAME]
+        (--stack STACK | --local | --table NAME --audit-table NAME) [--check]
 
 `--check` validates against the target's programme guide and writes nothing.
 
@@ -18,6 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
 from ops.target import add_operator, add_target, audit_log, database, local_endpoint, operator, output
 from ott.launcher.block import BlockError, LauncherBlock
@@ -55,8 +57,9 @@ def guide_of(args: argparse.Namespace) -> SummariesLookup:
     return programme_guide()
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path)
     add_target(parser)
     add_operator(parser)

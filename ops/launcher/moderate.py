@@ -3,16 +3,16 @@ decision is recorded with who made it and when, in the audit trail too; the publ
 then on, until its content changes. The console's moderators do the same through its routes.
 
     python -m ops.launcher.moderate pending (--stack STACK | --local | --table NAME)
-    python -m ops.launcher.moderate approve POSTER_ID [--comment TEXT] [--by NAME] (--stack STACK | --local
+    python -m ops.launcher.moderate approve POSTER_ID [--comment TEXT] [--operator NAME] (--stack STACK | --local
         | --table NAME --audit-table NAME)
-    python -m ops.launcher.moderate reject POSTER_ID --comment TEXT [--by NAME] (--stack STACK | --local
+    python -m ops.launcher.moderate reject POSTER_ID --comment TEXT [--operator NAME] (--stack STACK | --local
         | --table NAME --audit-table NAME)
 """
 
-import argparse
 import sys
 from datetime import UTC, datetime
 
+from ops.command import command, command_parser
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.errors import DomainError
 from ott.launcher.models import Moderation, ModerationDecision, ModerationState
@@ -30,8 +30,9 @@ def described(moderation: Moderation | None) -> str:
     return f"rejected by {moderation.rejected_by} at {at}: {moderation.comment}"
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     actions = parser.add_subparsers(dest="action", required=True)
     pending = actions.add_parser("pending", help="posters marked for pre-moderation and their state")
     add_target(pending)

@@ -1,13 +1,16 @@
 """Operators' commands of the niche-content queue.
 
-    python -m ops.nichecontent.queue add FILE (--stack STACK | --local | --table NAME | --check)
-    python -m ops.nichecontent.queue retry ID [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+    python -m ops.nichecontent.queue add FILE [--operator NAME] (--stack STACK | --local | --table NAME
+        --audit-table NAME | --check)
+    python -m ops.nichecontent.queue retry ID [--operator NAME]
+        (--stack STACK | --local | --table NAME --audit-table NAME)
     python -m ops.nichecontent.queue show ID (--stack STACK | --local | --table NAME)
     python -m ops.nichecontent.queue failed (--stack STACK | --local | --table NAME)
 
 `add` queues the items of a YAML or JSON file (docs/nichecontent.md): the whole file is validated
 first, and nothing is written when any entry is invalid or names an id queued already from another source;
-items queued already from the same source are left as they are. `retry` puts a failed item back to awaiting
+items queued already from the same source are left as they are; the load is recorded in the audit trail with
+the first item it adds. `retry` puts a failed item back to awaiting
 (its automatic retries renewed), recorded in the audit trail as the console's retries are. `show` prints an item
 and every transition it made. `failed` lists the failed items the queue retries no more (longest failed first):
 they wait for an operator's `retry`.
@@ -18,14 +21,17 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
-from ops.target import add_operator, add_target, audit_log, database, operator, output
+from ops.target import add_operator, add_target, audit_log, database, operator, output, staff_change
+from ott.audit import entry as audit_entry
 from ott.errors import DomainError
 from ott.nichecontent.intake import IntakeError, NewItem, parse_add_file
 from ott.nichecontent.models import NicheItem
 from ott.nichecontent.service import add_items, retry, stored_item
 from ott.nichecontent.store import DynamoNicheStore
 from ott.nichecontent.transitions import RetryPolicy
+from ott.staff import Area
 
 
 def read_items(path: Path) -> list[NewItem]:
@@ -64,7 +70,10 @@ def run(args: argparse.Namespace) -> str:
         items = read_items(args.file)
         if args.check:
             return f"valid: {len(items)} items"
-        added, present = add_items(store_of(args), items, now)
+        change = staff_change(args)
+        ids = ", ".join(item.id for item in items[:20]) + (", …" if len(items) > 20 else "")
+        audited = audit_entry(Area.NICHE_CONTENT, "add_items", args.file.name, change.staff, now, detail=ids)
+        added, present = add_items(store_of(args, audited=True), items, now, audited)
         return f"added {added} items awaiting encoding; {present} queued already"
     if args.command == "retry":
         return describe(retry(store_of(args, audited=True), RetryPolicy(), operator(args), args.id, now))
@@ -77,12 +86,14 @@ def run(args: argparse.Namespace) -> str:
     return describe(stored_item(store_of(args), args.id).item)
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add = commands.add_parser("add", help="queue the items of a file")
     add.add_argument("file", type=Path)
     add_target(add, check=True)
+    add_operator(add)
     for name, help_text in (("retry", "a failed item back to awaiting"), ("show", "an item and its history")):
         command = commands.add_parser(name, help=help_text)
         command.add_argument("id")

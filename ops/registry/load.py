@@ -3,18 +3,19 @@ YAML or JSON file into the registry table. The whole file is validated first; no
 when any entry is invalid. The load replaces what the table held before, writing only what changed; readers
 see the old registry until the new one is complete.
 
-    python -m ops.registry.load FILE [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME | --check)
+    python -m ops.registry.load FILE [--operator NAME]
+        (--stack STACK | --local | --table NAME --audit-table NAME | --check)
 
 A load is recorded in the audit trail (who, the file, the registry before and after), as a load from the console is:
 both call `ott.registry.loading.load_registry`.
 """
 
-import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.registry.catalog import CatalogError, CatalogSnapshot, compile_catalog, parse_catalog
@@ -44,8 +45,9 @@ def write(snapshot: CatalogSnapshot, table: str, dynamodb: Any) -> int:
     return DynamoRegistryStore(DynamoDatabase(dynamodb), table, reports_table="").replace_catalog(snapshot)
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path)
     add_target(parser, check=True)
     add_operator(parser)

@@ -4,7 +4,7 @@ written when anything is wrong. The file replaces the configuration the guide ha
 recorded in the audit trail (what changed, by whom: `--by`, default your login name), as the console's editor
 does (`ott.tvguide.operations.replace_configuration`).
 
-    python -m ops.tvguide.config FILE [--by NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+    python -m ops.tvguide.config FILE [--operator NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
     python -m ops.tvguide.config FILE --check
 """
 
@@ -13,6 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ops.command import command, command_parser
 from ops.documents import DocumentError, read_document
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ops.tvguide.zones import export_requests
@@ -41,8 +42,9 @@ def load(path: Path, args: argparse.Namespace) -> GuideConfig:
     return config
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path)
     add_target(parser, check=True)
     add_operator(parser)

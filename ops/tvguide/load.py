@@ -7,8 +7,12 @@ creates it first, labelled with `--geo` (default: its name), in the IANA time zo
 when that is one, else UTC). While the import runs, its progress is printed; a report the command stopped waiting
 for is fetched later with `python -m ops.tvguide.zones report KEY`.
 
-    python -m ops.tvguide.load FILE --zone ZONE (--stack STACK | --local) [--check] [--wait SECONDS]
-        [--create-zone [--geo LABEL,...] [--timezone IANA]]
+    python -m ops.tvguide.load FILE --zone ZONE [--operator NAME] (--stack STACK | --local) [--check]
+        [--wait SECONDS] [--create-zone [--geo LABEL,...] [--timezone IANA]]
+
+Recorded in the guide's audit trail as the console's upload form is (`upload_guide`: who sent which file where),
+before the file is uploaded: the import runs later, from S3's event, without a person. A zone created first is
+recorded too (`create_zone`), in the configuration's transaction.
 """
 
 import argparse
@@ -19,9 +23,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ops.target import add_target, aws_client, database, output
+from ops.command import command, command_parser
+from ops.target import add_operator, add_target, audit_log, aws_client, database, operator, output
 from ops.tvguide.zones import export_requests
+from ott.audit import AuditEntry
+from ott.audit import entry as audit_entry
 from ott.errors import InvalidInput
+from ott.staff import Area
 from ott.tvguide.importer import (
     ImportRefused,
     check_xmltv,
@@ -68,8 +76,14 @@ def import_zone(store: DynamoGuideStore, args: argparse.Namespace) -> Zone:
             return new_zone(args.zone, geo, args.timezone)
         except ValueError as error:
             raise InvalidInput(f"not a zone: {error}") from None
+    staff, now = operator(args), datetime.now(UTC)
+
+    def audited(zone: Zone) -> AuditEntry:
+        after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
+        return audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", staff, now, after=after)
+
     try:
-        zone = create_zone(store, args.zone, geo, args.timezone, exports=export_requests(args))
+        zone = create_zone(store, args.zone, geo, args.timezone, audited=audited, exports=export_requests(args))
     except ZoneExists:  # created meanwhile by someone else
         return import_zone(store, args)
     print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
@@ -93,8 +107,9 @@ def print_report(result: dict[str, Any]) -> None:
             print(f"{name}: {json.dumps(result[name], ensure_ascii=False)}")
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("file", type=Path)
     parser.add_argument("--zone", required=True, help="programme zone, e.g. Europe/Moscow or World/Anywhere")
     parser.add_argument("--check", action="store_true", help="validate and report only; write nothing")
@@ -103,13 +118,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--geo", help="the new zone's labels, comma-separated (default: its name)")
     parser.add_argument("--timezone", help="the new zone's IANA time zone (default: its name when IANA, else UTC)")
     add_target(parser, table=False)
+    add_operator(parser)
     args = parser.parse_args(argv)
     try:
         check_xmltv(lambda: args.file.open("rb"))
     except (NotXmltv, OSError) as error:
         print(f"{args.file}: not imported: {error}", file=sys.stderr)
         return 2
-    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
+    audit = None if args.check else audit_log(args)
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"), audit=audit)
     try:
         zone = import_zone(store, args)
     except (ImportRefused, InvalidInput) as error:
@@ -122,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             report = map_guide(store, source, zone, ids, write=False, held=catalogue.channels)
         print_report({**report_document(report, args.zone), "status": "valid"})
         return 0
-    key = inbox_key(args.zone, args.file.name, datetime.now(UTC))
+    now = datetime.now(UTC)
+    key = inbox_key(args.zone, args.file.name, now)
+    if audit is not None:  # as the console's form: recorded before the file can start an import
+        audit.write(audit_entry(Area.GUIDE, "upload_guide", key, operator(args), now, detail=args.file.name))
     with args.file.open("rb") as guide:
         aws_client(args, "s3").upload_fileobj(guide, output(args, "GuideInboxBucketName"), key)
     result = wait_for_report(store, key, args.wait)

@@ -5,11 +5,16 @@ zone and what only it holds (refused while an import into it runs); take a sourc
 the channels and shows that hold them.
 
     python -m ops.tvguide.zones list (--stack STACK | --local | --table NAME)
-    python -m ops.tvguide.zones create ZONE [--geo LABEL,...] [--timezone IANA] [--territory ID ...] (--stack … )
-    python -m ops.tvguide.zones delete ZONE (--stack … )
+    python -m ops.tvguide.zones create ZONE [--geo LABEL,...] [--timezone IANA] [--territory ID ...]
+        [--operator NAME] (--stack STACK | --local | --table NAME --audit-table NAME)
+    python -m ops.tvguide.zones delete ZONE [--operator NAME] (--stack … )
     python -m ops.tvguide.zones history [--zone ZONE] (--stack … )
     python -m ops.tvguide.zones report KEY (--stack … )
-    python -m ops.tvguide.zones remove-source ZONE/FILE (--stack … )
+    python -m ops.tvguide.zones remove-source ZONE/FILE [--operator NAME] (--stack … )
+
+`create`, `delete` and `remove-source` are recorded in the guide's audit trail, as the console's zone creation is:
+a zone's creation and deletion in the configuration's own transaction, a source's removal once its zone is held,
+before anything of it changes.
 """
 
 import argparse
@@ -19,8 +24,12 @@ import time
 from datetime import UTC, datetime
 from functools import partial
 
-from ops.target import add_target, aws_client, database, output
+from ops.command import command, command_parser
+from ops.target import add_operator, add_target, audit_log, aws_client, database, operator, output
+from ott.audit import AuditEntry
+from ott.audit import entry as audit_entry
 from ott.errors import DomainError, InvalidInput
+from ott.staff import Area
 from ott.tvguide.export_queue import request_exports
 from ott.tvguide.operations import (
     ExportRequests,
@@ -31,6 +40,7 @@ from ott.tvguide.operations import (
     zones_overview,
 )
 from ott.tvguide.store import DynamoGuideStore
+from ott.tvguide.zones import Zone
 
 
 def when(epoch: int | None) -> str:
@@ -53,8 +63,9 @@ def export_requests(args: argparse.Namespace) -> ExportRequests:
     return partial(request_exports, aws_client(args, "sqs"), output(args, "GuideExportQueueUrl"))
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add_target(commands.add_parser("list", help="the zones"))
     create = commands.add_parser("create", help="create a zone")
@@ -63,9 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     create.add_argument("--timezone", help="IANA time zone (default: the zone's name when IANA, else UTC)")
     create.add_argument("--territory", type=int, action="append", help="a registry territory the zone serves")
     add_target(create)
+    add_operator(create)
     delete = commands.add_parser("delete", help="delete a zone and what only it holds")
     delete.add_argument("zone")
     add_target(delete)
+    add_operator(delete)
     history = commands.add_parser("history", help="the imports of the last week, the newest first")
     history.add_argument("--zone")
     add_target(history)
@@ -75,8 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     remove = commands.add_parser("remove-source", help="take a source's facts off its channels and shows")
     remove.add_argument("source", help="<zone>/<file name>, as the file was uploaded")
     add_target(remove)
+    add_operator(remove)
     args = parser.parse_args(argv)
-    store = DynamoGuideStore(database(args), output(args, "GuideTableName"))
+    changing = args.command in ("create", "delete", "remove-source")
+    audit = audit_log(args) if changing else None
+    store = DynamoGuideStore(database(args), output(args, "GuideTableName"), audit=audit)
+    now = datetime.now(UTC)
     if args.command == "list":
         for overview in zones_overview(store):
             last = summary(overview.last_import) if overview.last_import else "no import this week"
@@ -84,15 +101,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{overview.name}: labels {labels}; {overview.timezone}; {overview.channels} channels; {last}")
     elif args.command == "create":
         geo = [label.strip() for label in args.geo.split(",")] if args.geo else None
+
+        def audited(zone: Zone) -> AuditEntry:
+            after = {"geo": zone.geo, "timezone": zone.timezone, "territories": zone.territories}
+            return audit_entry(Area.GUIDE, "create_zone", f"zone {zone.name}", operator(args), now, after=after)
+
         try:
-            zone = create_zone(store, args.zone, geo, args.timezone, args.territory, exports=export_requests(args))
+            zone = create_zone(
+                store, args.zone, geo, args.timezone, args.territory, audited, exports=export_requests(args)
+            )
         except InvalidInput as error:
             print(f"not created: {error}", file=sys.stderr)
             return 2
         print(f"created zone {zone.name!r}: labels {', '.join(zone.geo)}, time zone {zone.timezone}")
     elif args.command == "delete":
         try:
-            deleted = delete_zone(store, args.zone, int(time.time()), exports=export_requests(args))
+            deletion = audit_entry(Area.GUIDE, "delete_zone", f"zone {args.zone}", operator(args), now)
+            deleted = delete_zone(
+                store, args.zone, int(time.time()), exports=export_requests(args), audited=deletion, log=audit
+            )
         except DomainError as error:
             print(f"not deleted: {error}", file=sys.stderr)
             return 1 if error.status == 404 else 2
@@ -101,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
             f"and {deleted.shows} shows no other zone holds; its import reports stay"
         )
     elif args.command == "remove-source":
-        remove_source(store, args.source, exports=export_requests(args))
+        removal = audit_entry(Area.GUIDE, "remove_source", args.source, operator(args), now)
+        remove_source(store, args.source, exports=export_requests(args), audited=removal, log=audit)
         print(f"removed the facts of source {args.source!r} from its channels and shows; its channel-days stay")
     elif args.command == "history":
         for entry in import_history(store, args.zone):

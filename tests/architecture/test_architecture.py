@@ -175,6 +175,7 @@ def test_every_service_has_its_tests_folder_and_its_events_mirror_its_functions(
 
 def test_operator_commands_are_named_by_service():
     """ops/<service>/<command>.py; at the top of ops/ only what every command shares."""
-    assert {path.name for path in (ROOT / "ops").glob("*.py")} == {"__init__.py", "documents.py", "target.py"}
+    shared = {"__init__.py", "command.py", "documents.py", "target.py"}
+    assert {path.name for path in (ROOT / "ops").glob("*.py")} == shared
     commands = [path for path in (ROOT / "ops").glob("*/*.py") if path.name != "__init__.py"]
     assert commands and {path.parent.name for path in commands} <= set(SERVICES)

@@ -81,3 +81,21 @@ def test_only_resource_servers_may_ask(world):
         ask(world, issued.access_token, ("demo-tv", SECRET))
     with pytest.raises(errors.InvalidClient):
         ask(world, issued.access_token, (RESOURCE_SERVER[0], "wrong"))
+
+
+def test_a_staff_tokens_staff_scopes_are_none_of_a_resource_servers_business(world):
+    """Issue 28 (informational): a stream component learns whether a token is live and whose, not who is staff."""
+    from ott.auth.crypto import token_hash
+    from ott.auth.records import AccessToken
+    from ott.recordstore import created
+
+    staff = AccessToken(
+        token_hash=token_hash("a-staff-token"),
+        account_id=world.user_id,
+        client_id="staff-console",
+        anonymous=False,
+        scope="account launcher_moderation guide_editing",
+        expires_at=world.clock.now + 900,
+    )
+    world.store.commit([created(staff)])
+    assert ask(world, "a-staff-token")["scope"] == "account"

@@ -12,22 +12,22 @@ from ott.auth.records import AccessToken, Client, Credentials
 from ott.auth.store import auth_store
 from tests.fixtures.moto import invoke
 
+TARGET = ["--table", "AuthTable", "--audit-table", "AuditTable"]
+
 
 def test_a_client_is_created_and_its_secret_shown_once_and_stored_as_a_hash(aws, capsys):
     argv = ["tv-android", "--name", "TV app", "--grant", "vendor:anonymous", "--grant", "refresh_token"]
-    assert auth_clients.main([*argv, "--table", "AuthTable"]) == 0
+    assert auth_clients.main([*argv, *TARGET]) == 0
     secret = capsys.readouterr().out.split("client_secret: ")[1].split()[0]
     stored = auth_store().get(Client, "tv-android")
     assert stored.secret_hash == token_hash(secret) and secret not in repr(stored)
-    assert auth_clients.main([*argv, "--table", "AuthTable"]) == 2  # exists already
+    assert auth_clients.main([*argv, *TARGET]) == 2  # exists already
     form = f"grant_type=vendor%3Aanonymous&client_id=tv-android&client_secret={secret}"
     assert invoke("auth/token", body=form)["statusCode"] == 200
 
 
 def test_a_client_needs_a_redirect_uri_for_codes(aws, capsys):
-    assert (
-        auth_clients.main(["web-site", "--name", "Web", "--grant", "authorization_code", "--table", "AuthTable"]) == 2
-    )
+    assert auth_clients.main(["web-site", "--name", "Web", "--grant", "authorization_code", *TARGET]) == 2
     assert "redirect URI" in capsys.readouterr().err
 
 
@@ -35,9 +35,9 @@ def test_a_resource_server_is_registered_without_grants_and_may_introspect(aws, 
     """Issue 19: the stream-authorization component only asks about tokens; a client without grants is refused
     unless it is a resource server."""
     with pytest.raises(SystemExit):
-        auth_clients.main(["stream-auth", "--name", "Streams", "--table", "AuthTable"])
+        auth_clients.main(["stream-auth", "--name", "Streams", *TARGET])
     assert "--resource-server" in capsys.readouterr().err
-    argv = ["stream-auth", "--name", "Streams", "--resource-server", "--table", "AuthTable"]
+    argv = ["stream-auth", "--name", "Streams", "--resource-server", *TARGET]
     assert auth_clients.main(argv) == 0
     secret = capsys.readouterr().out.split("client_secret: ")[1].split()[0]
     stored = auth_store().get(Client, "stream-auth")
@@ -48,7 +48,7 @@ def test_a_resource_server_is_registered_without_grants_and_may_introspect(aws, 
 
 def test_a_user_is_created_with_a_password_read_from_the_terminal(aws, monkeypatch, capsys):
     monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
-    assert auth_users.main(["someone@example.com", "--cid", "42", "--table", "AuthTable"]) == 0
+    assert auth_users.main(["someone@example.com", "--cid", "42", *TARGET]) == 0
     credentials = auth_store().get(Credentials, "someone@example.com")
     assert credentials.password_hash.startswith("scrypt$") and "correct horse" not in credentials.password_hash
 
@@ -57,7 +57,7 @@ def test_an_accounts_staff_scopes_and_home_are_changed_without_a_password(aws, m
     from ott.auth.records import Account
 
     monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
-    target = ["--table", "AuthTable"]
+    target = TARGET
     assert (
         auth_users.main(["mod@example.com", "--staff-scope", "launcher_moderation", "--contractor", "1", *target]) == 0
     )
@@ -83,7 +83,7 @@ def test_legacy_tokens_are_imported_and_convert_on_first_refresh(demo, tmp_path,
         {"token": "v1-token-with-expiry", "account_id": 1002, "client_id": "demo-tv", "expires_at": 4_102_444_800},
     ]
     legacy.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
-    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 0
+    assert auth_legacy_import.main([str(legacy), *TARGET]) == 0
     assert "imported 2 tokens" in capsys.readouterr().out
     assert auth_store().get(AccessToken, token_hash("v1-token-without-expiry")).expires_at is None
 
@@ -101,20 +101,20 @@ def test_legacy_tokens_are_imported_and_convert_on_first_refresh(demo, tmp_path,
 def test_a_broken_legacy_file_imports_nothing(aws, tmp_path, capsys):
     legacy = tmp_path / "v1.jsonl"
     legacy.write_text('{"token": "a", "account_id": 1, "client_id": "x"}\n{"token": ', encoding="utf-8")
-    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 2
+    assert auth_legacy_import.main([str(legacy), *TARGET]) == 2
     assert "line 2" in capsys.readouterr().err
     assert auth_store().get(AccessToken, token_hash("a")) is None
 
 
 def test_operator_text_an_xml_reply_cannot_carry_is_refused(aws, monkeypatch, tmp_path, capsys):
-    argv = ["tv-android", "--name", "TV\x00app", "--grant", "vendor:anonymous", "--table", "AuthTable"]
+    argv = ["tv-android", "--name", "TV\x00app", "--grant", "vendor:anonymous", *TARGET]
     assert auth_clients.main(argv) == 2
     assert "name: character U+0000 is not allowed" in capsys.readouterr().err
     assert auth_store().get(Client, "tv-android") is None
     monkeypatch.setattr(auth_users.getpass, "getpass", lambda prompt: "correct horse battery")
-    assert auth_users.main(["some\x1bone@example.com", "--table", "AuthTable"]) == 2
+    assert auth_users.main(["some\x1bone@example.com", *TARGET]) == 2
     legacy = tmp_path / "v1.jsonl"
     legacy.write_text('{"token": "a", "account_id": 1, "client_id": "tv\\ufffe"}\n', encoding="utf-8")
-    assert auth_legacy_import.main([str(legacy), "--table", "AuthTable"]) == 2
+    assert auth_legacy_import.main([str(legacy), *TARGET]) == 2
     assert "U+FFFE" in capsys.readouterr().err
     assert auth_store().get(AccessToken, token_hash("a")) is None

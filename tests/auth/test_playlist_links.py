@@ -5,14 +5,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ott.auth.admin import register_client
+from ott.auth.admin import register_client, update_user
 from ott.auth.introspection import introspect
 from ott.auth.models import IntrospectForm
-from ott.auth.playlist_access import PlaylistLinks, TooManyFetches, session_of
+from ott.auth.playlist_access import SECONDS_BETWEEN_FETCHES, PlaylistLinks, TooManyFetches, session_of
 from ott.auth.playlist_links import new_link, revoke_link
 from ott.callers import Account
 from ott.errors import TooManyRequests
-from tests.auth.world import World
+from tests.auth.world import REDIRECT, World
 
 BASE = "https://api.example/v1"
 STREAM_COMPONENT = ("stream-auth", "stream-auth-secret")
@@ -91,8 +91,33 @@ def test_a_link_asked_again_within_seconds_is_refused_with_the_wait(world):
     assert viewer(world, secret) is not None
 
 
-def test_a_staff_token_makes_a_staff_link(world):
-    assert viewer(world, link_of(world, scopes=frozenset({"account", "launcher_moderation"}))).staff is True
+def test_a_link_lists_testing_channels_for_the_channels_scope_only_and_while_the_account_holds_it(world):
+    """Issue 28, finding 7: a launcher moderator's link is no staff link, and a channel engineer's stops being one
+    at its next request once the scope is taken away (not frozen into the link when it was made)."""
+    both = ["channels_engineering", "launcher_moderation"]
+    engineer = world.create_user("engineer@example.com", "engineer-password", staff_scopes=both)
+    caller = Account(engineer, "staff-console", frozenset({"account", *both}), "198.51.100.1")
+    moderator = Account(engineer, "staff-console", frozenset({"account", "launcher_moderation"}), "198.51.100.1")
+    secret = parse_qs(urlsplit(new_link(world.store, moderator, BASE, world.now)).query)["link"][0]
+    assert viewer(world, secret).staff is False
+    secret = parse_qs(urlsplit(new_link(world.store, caller, BASE, world.now)).query)["link"][0]
+    assert viewer(world, secret).staff is True
+    update_user(world.store, "engineer@example.com", staff_scopes=["launcher_moderation"])
+    world.clock.advance(SECONDS_BETWEEN_FETCHES)
+    assert viewer(world, secret).staff is False
+
+
+def test_a_merged_away_account_s_link_and_stream_session_end_with_the_merge(world):
+    """Issue 28, finding 6: the anonymous account merged into a personal one is retired, and so are its playlist
+    link (no playlist) and the link's stream session (introspection: inactive)."""
+    source = world.anonymous()
+    anonymous = world.access(source)
+    caller = Account(anonymous.account_id, "demo-tv", frozenset({"account"}), "198.51.100.1", anonymous=True)
+    secret = parse_qs(urlsplit(new_link(world.store, caller, BASE, world.now)).query)["link"][0]
+    assert introspected(world, session_of(secret))["active"] is True
+    world.token("authorization_code", code=world.code(), redirect_uri=REDIRECT, anonymous_token=source.access_token)
+    assert viewer(world, secret) is None
+    assert introspected(world, session_of(secret)) == {"active": False}
 
 
 def test_links_are_limited_per_account_per_hour(world):

@@ -7,6 +7,7 @@ from ott.auth import errors
 from ott.auth.admin import register_client
 from ott.auth.crypto import token_hash
 from ott.auth.records import AccessToken, Account, DataTree, Family, RefreshToken
+from ott.auth.sessions import PERSONAL_IDLE
 from ott.errors import TooManyRequests
 from ott.recordstore import created
 from tests.auth.world import REDIRECT, SECRET, World
@@ -223,11 +224,12 @@ def test_rotated_refresh_tokens_and_revoked_families_expire(world):
     assert world.access(second) is None
 
 
-def test_a_personal_sign_in_lives_until_it_is_revoked(world):
+def test_a_personal_sign_in_lives_its_idle_lifetime_from_its_last_use_its_account_for_good(world):
+    """Issue 28, finding 10: a personal refresh token is no longer unlimited (tests/auth/test_staff_power.py)."""
     reply = world.personal()
-    assert stored(world, RefreshToken, token_hash(reply.refresh_token)).ttl is None
+    assert stored(world, RefreshToken, token_hash(reply.refresh_token)).ttl == world.clock.now + PERSONAL_IDLE
     (family,) = world.all_of(Family)
-    assert family.ttl is None
+    assert family.ttl == world.clock.now + PERSONAL_IDLE
     assert stored(world, Account, str(world.user_id)).ttl is None
     assert stored(world, DataTree, str(world.user_id)).ttl is None
 

@@ -114,6 +114,22 @@ def test_the_sign_in_page_is_accessible_and_sends_no_token_anywhere(console):
     assert tab.bearer is None
 
 
+def test_signing_out_ends_the_sign_in_at_the_auth_service(console, console_stack):
+    """Issue 28, finding 10: the console's sign-out revokes its refresh token (RFC 7009), so a copy of it taken
+    from the browser before is worth nothing afterwards."""
+    tab = console()
+    with tab.page.expect_response(lambda reply: reply.url.endswith("/auth/2/token")) as issued:
+        tab.sign_in("moderator@example.com", "moderator-password")
+    refresh = issued.value.json()["refresh_token"]
+    with tab.page.expect_response(lambda reply: reply.url.endswith("/auth/2/revoke")) as revoked:
+        tab.page.get_by_role("button", name="Sign out").click()
+    assert revoked.value.status == 200
+    tab.page.get_by_role("button", name="Sign in").wait_for()
+    form = {"grant_type": "refresh_token", "refresh_token": refresh, "client_id": "staff-console"}
+    reply = requests.post(f"{console_stack.url}/auth/2/token", data=form, timeout=30)
+    assert reply.status_code == 400 and reply.json()["error"] == "invalid_grant"
+
+
 def test_a_moderator_approves_a_poster_and_the_public_sees_it(console, console_stack):
     public = requests.get(f"{console_stack.url}/launcher/1/posters.json", timeout=30).json()["posters"]
     assert 7 not in [poster["id"] for poster in public]

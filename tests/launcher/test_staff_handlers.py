@@ -52,6 +52,16 @@ def test_a_rejection_needs_a_comment_and_keeps_the_poster_hidden(demo):
     )
 
 
+def test_a_decision_over_one_made_meanwhile_is_refused_not_laid_over_it(demo):
+    """Issue 28 (informational): a moderator deciding on the PENDING poster they saw, after another rejected it,
+    gets 409 and the rejection stands; a decision on the state now shown goes through."""
+    assert body(decide({"poster_id": 7, "approved": False, "comment": "no", "seen": "PENDING"}))
+    stale = decide({"poster_id": 7, "approved": True, "seen": "PENDING"})
+    assert stale["statusCode"] == 409 and "REJECTED" in json.loads(stale["body"])["error_description"]
+    assert 7 not in public_ids()
+    assert body(decide({"poster_id": 7, "approved": True, "seen": "REJECTED"}))["moderation"]["state"] == "APPROVED"
+
+
 def test_an_approval_shows_the_poster_to_the_public(demo):
     assert 7 not in public_ids()
     approved = body(decide({"poster_id": 7, "approved": True}))

@@ -29,9 +29,9 @@ def items(*numbers):
 
 def test_a_file_is_added_and_adding_it_again_changes_nothing(aws, tmp_path, capsys):
     path = write(tmp_path, items(1, 2, 3), "items.json")
-    assert niche_content.main(["add", path, *TABLE]) == 0
+    assert niche_content.main(["add", path, *AUDITED]) == 0
     assert "added 3 items awaiting encoding; 0 queued already" in capsys.readouterr().out
-    assert niche_content.main(["add", path, *TABLE]) == 0
+    assert niche_content.main(["add", path, *AUDITED]) == 0
     assert "added 0 items awaiting encoding; 3 queued already" in capsys.readouterr().out
     assert niche_store().awaiting(0, 20)[0] == 3
 
@@ -39,17 +39,17 @@ def test_a_file_is_added_and_adding_it_again_changes_nothing(aws, tmp_path, caps
 def test_a_file_with_any_problem_writes_nothing_and_lists_every_problem(aws, tmp_path, capsys):
     document = items(1, 2)
     document["items"] += [{"id": "film 3", "source_url": "ftp://x"}, {"id": "film-1", "source_url": "https://s/1"}]
-    assert niche_content.main(["add", write(tmp_path, document), *TABLE]) == 2
+    assert niche_content.main(["add", write(tmp_path, document), *AUDITED]) == 2
     err = capsys.readouterr().err
     assert "items[2].id" in err and "items[2].source_url" in err and "items[3].id: film-1 is also items[0].id" in err
     assert niche_store().get("film-1") is None
 
 
 def test_an_id_queued_from_another_source_refuses_the_whole_file(aws, tmp_path, capsys):
-    assert niche_content.main(["add", write(tmp_path, items(1)), *TABLE]) == 0
+    assert niche_content.main(["add", write(tmp_path, items(1)), *AUDITED]) == 0
     clash = items(2, 3)
     clash["items"].append({"id": "film-1", "source_url": "https://elsewhere.example/film-1.mov"})
-    assert niche_content.main(["add", write(tmp_path, clash), *TABLE]) == 2
+    assert niche_content.main(["add", write(tmp_path, clash), *AUDITED]) == 2
     assert "film-1: queued already, from https://source.example/film-1.mov" in capsys.readouterr().err
     assert niche_store().get("film-2") is None
 

@@ -216,7 +216,7 @@ def test_a_zone_deleted_by_the_operator_leaves_only_its_reports(aws, capsys):
     zones("Europe/Moscow")
     key = "Europe/Moscow/msk.xml"
     assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
-    table = ["--table", TEMPLATE.physical_name("GuideTable")]
+    table = ["--table", TEMPLATE.physical_name("GuideTable"), "--audit-table", TEMPLATE.physical_name("AuditTable")]
     held = {f"{number:010d}": record.channel.alias for number, record in guide_store().catalogue().channels.items()}
     assert guide_zones.main(["delete", "Europe/Moscow", *table]) == 0
     assert "deleted zone 'Europe/Moscow'" in capsys.readouterr().out
@@ -283,7 +283,8 @@ def test_an_operator_removes_a_source_through_the_command(aws, capsys):
     assert upload(key, (XMLTV / "guide_ru_webgrab_tv.yandex.ru_2021-03-10_msk.xml").read_bytes())["telecasts"]
     holding = [i for i in all_items() if i["pk"]["S"] in ("CHANNEL", "SHOW") and "src" in i]
     assert holding and all(key in unpack(i["src"]["B"]) for i in holding)
-    assert guide_zones.main(["remove-source", key, "--table", TEMPLATE.physical_name("GuideTable")]) == 0
+    audited = ["--audit-table", TEMPLATE.physical_name("AuditTable")]
+    assert guide_zones.main(["remove-source", key, "--table", TEMPLATE.physical_name("GuideTable"), *audited]) == 0
     assert f"removed the facts of source {key!r}" in capsys.readouterr().out
     after = {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items()}
     assert all(unpack(after[(i["pk"]["S"], i["sk"]["S"])]["src"]["B"]) == {} for i in holding)

@@ -12,9 +12,9 @@ from ott.observability import logger, metrics, observed
 
 
 def _decide(event: dict[str, Any], required: bool) -> dict[str, Any]:
-    token = ApiRequest(event, "json", None, None).bearer_token
+    token, in_query = ApiRequest(event, "json", None, None).bearer
     try:
-        decision = decide(auth_store(), token, event["methodArn"], required)
+        decision = decide(auth_store(), token, event["methodArn"], required, in_query=in_query)
     except PermissionError:
         metrics.add_metric(name="BearerMissing", unit=MetricUnit.Count, value=1)
         raise

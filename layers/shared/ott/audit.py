@@ -5,12 +5,17 @@ the console reads them.
 A service's store writes the entry in the same transaction as the change it records (`AuditLog.record` gives
 the write), so there is no change without its entry and no entry without its change. One table (`AuditTable`),
 `pk` = `AREA#<area>`, `sk` = `<time, fixed-width UTC>#<random>`: an area's entries newest first are one Query.
-Entries expire `AUDIT_RETENTION_DAYS` after they were written (the table's TTL, the template's parameter)."""
+Entries expire `AUDIT_RETENTION_DAYS` after they were written (the table's TTL, the template's parameter).
+
+Besides the console's areas (`ott.staff.Area`), two trails record what only operators' commands change: `auth`
+(staff scopes granted and removed, accounts made, clients registered, v1 tokens imported) and `phoneconfirm`
+(numbers support confirmed). No console area reads them: staff standing is not staff's to review."""
 
 import json
 import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -24,12 +29,17 @@ from ott.wire import WireModel
 DAY = 86_400
 MAX_PAGE = 100
 
+# The trails of what operators' commands alone change, beside the console's areas.
+AUTH_TRAIL: Literal["auth"] = "auth"
+PHONE_CONFIRM_TRAIL: Literal["phoneconfirm"] = "phoneconfirm"
+Trail = Area | Literal["auth", "phoneconfirm"]
+
 
 class AuditEntry(WireModel):
     """One change: the area and what was done to what (`action`, `subject`), by whom (`actor`, through `via`:
     the console or an operator's command), when, and the state before and after where it fits."""
 
-    area: Area
+    area: Trail
     action: str
     subject: str
     actor: str
@@ -48,7 +58,7 @@ class AuditPage(WireModel):
 
 
 def entry(
-    area: Area,
+    area: Trail,
     action: str,
     subject: str,
     staff: Staff,
@@ -99,7 +109,7 @@ class AuditLog:
         entry in its own transaction instead (`record`)."""
         self._database.write(self.record(audited))
 
-    def entries(self, area: Area, limit: int, before: str | None = None) -> AuditPage:
+    def entries(self, area: Trail, limit: int, before: str | None = None) -> AuditPage:
         """An area's entries newest first, `limit` at most, those older than `before` (a page's `next`)."""
         older = attr("sk").lt(before) if before else None
         items = list(
@@ -109,6 +119,19 @@ class AuditLog:
         )
         page = [AuditEntry.model_validate(json.loads(item["doc"])) for item in items[:limit]]
         return AuditPage(entries=page, next=items[limit - 1]["sk"] if len(items) > limit else None)
+
+
+@dataclass(frozen=True)
+class StaffChange:
+    """Who makes a change, where it is recorded, and when: what a domain function that changes something for an
+    operator's command takes, so that its entry joins the change's own transaction (`write`)."""
+
+    log: AuditLog
+    staff: Staff
+    now: datetime
+
+    def write(self, area: Trail, action: str, subject: str, **details: Any) -> PutItem:
+        return self.log.record(entry(area, action, subject, self.staff, self.now, **details))
 
 
 def recorded(log: AuditLog | None, audited: AuditEntry) -> PutItem:

@@ -59,6 +59,11 @@ class Delete:
     expected_version: int | None = None  # None: whatever is there
 
 
+# What a commit takes: the changes of records, and another table's write that joins their transaction (a staff
+# change's audit entry, `ott.audit.AuditLog.record`).
+Change = Put | Delete | PutItem
+
+
 def created(record: Record) -> Put:
     return Put(record, None)
 
@@ -82,7 +87,7 @@ class Counters(Protocol):
 class RecordStore(Counters, Protocol):
     def get(self, kind: type[R], key: str) -> R | None: ...
     def read(self, keys: Sequence[Key]) -> dict[Key, Record]: ...
-    def commit(self, changes: Sequence[Put | Delete]) -> None: ...
+    def commit(self, changes: Sequence["Change"]) -> None: ...
     def stamp(self, kind: type[R], key: str, field: str, value: int) -> tuple[R, int] | None: ...
 
 
@@ -169,9 +174,11 @@ class DynamoRecordStore:
                 found[(kind, key)] = self._from_item(item)
         return found
 
-    def commit(self, changes: Sequence[Put | Delete]) -> None:
+    def commit(self, changes: Sequence["Change"]) -> None:
         with concurrent_changes():
-            self._database.write_together([self._operation(change) for change in changes])
+            self._database.write_together(
+                [self._operation(change) if isinstance(change, Put | Delete) else change for change in changes]
+            )
 
     def _operation(self, change: Put | Delete) -> PutItem | DeleteItem:
         table = self._tables[type(change.record) if isinstance(change, Put) else change.kind]

@@ -149,6 +149,7 @@ def login_flow(
             fields.get("password", "")[:1024],
             now,
             challenge,
+            request.source_ip,
         )
     except WrongCredentials:
         return page(400, message(lang, "wrong"))

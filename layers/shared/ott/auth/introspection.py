@@ -4,6 +4,7 @@ is this access token live, and whose is it. docs/decisions.md, "Token introspect
 from ott.auth import errors
 from ott.auth.crypto import token_hash
 from ott.auth.models import IntrospectForm, Introspection
+from ott.auth.policy import STAFF_SCOPES
 from ott.auth.records import AccessToken, Client, StreamSession
 from ott.auth.store import AuthStore
 from ott.auth.tokens import authenticate, client_credentials
@@ -17,7 +18,9 @@ def introspect(store: AuthStore, form: IntrospectForm, basic_credentials: tuple[
     """One read: the calling client and the token. Only a client registered as a resource server may ask.
     A live stream session (a playlist link's) is active with its account. Anything but that or a live access token
     of this server (a refresh token, a revoked, expired or rotated-out access token, a token of another realm) is
-    `{"active": false}` and nothing more (§2.2)."""
+    `{"active": false}` and nothing more (§2.2). A staff token's staff scopes are left out of the answer: a resource
+    server (a stream component) decides on watching, and who is staff is none of its business (issue 28).
+    Wrong client secrets are not slowed: a secret is 256 random bits (`register_client`), beyond guessing."""
     client_id, secret = client_credentials(basic_credentials, form.client_id, form.client_secret)
     hashed = token_hash(form.token)
     found = store.read([(Client, client_id), (AccessToken, hashed), (StreamSession, hashed)])
@@ -33,7 +36,7 @@ def introspect(store: AuthStore, form: IntrospectForm, basic_credentials: tuple[
         return INACTIVE
     return Introspection(
         active=True,
-        scope=token.scope,
+        scope=" ".join(scope for scope in token.scope.split() if scope not in STAFF_SCOPES),
         client_id=token.client_id,
         exp=token.expires_at,
         sub=str(token.account_id),

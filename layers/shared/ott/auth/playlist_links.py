@@ -6,20 +6,24 @@ from datetime import datetime
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.device import limit
 from ott.auth.playlist_access import session_of
-from ott.auth.policy import STAFF_SCOPES
 from ott.auth.records import Account, PlaylistLink, StreamSession
 from ott.auth.store import AuthStore
 from ott.callers import Account as Caller
 from ott.errors import NotFound
 from ott.recordstore import Delete, changed, created
+from ott.staff import SCOPES, Area
 
 PLAYLIST_PATH = "/channels/playlist.m3u"
+# What makes a link list the channels still in TESTING: the channels area's scope, on the token that makes the link
+# and on the account from then on (`ott.auth.admin.update_user` takes it off the link with the scope).
+CHANNELS_SCOPE = SCOPES[Area.CHANNELS]
 LINKS_PER_ACCOUNT_PER_HOUR = 10
 
 
 def new_link(store: AuthStore, caller: Caller, base_url: str, now: datetime, secret: str | None = None) -> str:
     """A new playlist link for the caller's account, replacing the one it had (and that link's session) in the
-    same write; return its URL. The link keeps the home and staff standing of the caller's token. `secret`: the
+    same write; return its URL. The link keeps the home of the caller's token, and lists TESTING channels when the
+    token carries the channels area's scope (not any staff scope) and the account still holds it. `secret`: the
     local stack's demo link only (a real link's is random)."""
     limit(store, f"playlist-link#{caller.account_id}", LINKS_PER_ACCOUNT_PER_HOUR, now, "too many playlist links")
     account = store.get(Account, str(caller.account_id))
@@ -31,7 +35,7 @@ def new_link(store: AuthStore, caller: Caller, base_url: str, now: datetime, sec
         account_id=account.account_id,
         contractor_id=caller.contractor_id,
         territory_id=caller.territory_id,
-        staff=bool(caller.scopes & set(STAFF_SCOPES)),
+        staff=CHANNELS_SCOPE in caller.scopes and CHANNELS_SCOPE in account.staff_scopes,
         expires_at=account.expires_at,
     )
     session = StreamSession(

@@ -103,7 +103,7 @@ class RefreshToken(Record):
     account_id: int = 0
     client_id: str = ""
     rotated_at: int | None = None
-    expires_at: int | None = None  # a personal sign-in's live token has none (the spec: unlimited lifetime)
+    expires_at: int | None = None  # its family's (a personal sign-in's: its idle and absolute lifetimes)
 
 
 @dataclass(slots=True)
@@ -120,7 +120,10 @@ class Family(Record):
     access_hash: str | None = None
     refresh_hash: str | None = None
     revoked: bool = False
-    expires_at: int | None = None  # an anonymous sign-in's is pushed at every refresh; a live personal one has none
+    # Pushed at every refresh: an anonymous sign-in's with its account, a personal one's by its idle lifetime up to
+    # its absolute one (ott.auth.sessions.sign_in_expiry), counted from `started_at`.
+    expires_at: int | None = None
+    started_at: int | None = None  # None: signed in before sign-ins had lifetimes
     contractor_id: int | None = None  # the account's when it signed in
     territory_id: int | None = None
     username: str | None = None
@@ -193,7 +196,8 @@ class UserCode(Record):
 @dataclass(slots=True)
 class PlaylistLink(Record):
     """A subscriber's playlist URL (issue 19), by the hash of the secret it carries: it opens only this account's
-    playlist, with the home and staff standing the account's token had when the link was made."""
+    playlist, with the home the account's token had when the link was made; `staff` (TESTING channels listed) while
+    the account holds the channels area's scope."""
 
     kind: ClassVar[str] = "PLAYLIST"
     key_field: ClassVar[str] = "link_hash"
@@ -219,16 +223,22 @@ class StreamSession(Record):
 
 @dataclass(slots=True)
 class LoginAttempts(Record):
-    """Sign-in attempts for one username (known or not). Each attempt is counted here, by a conditional
-    write, before its password is checked; a success takes its count back."""
+    """Sign-in attempts for one username (known or not) from one address (`ott.netaddr.subscriber_key`): a
+    stranger's wrong passwords slow down only their own address, never the account's owner elsewhere. Each attempt
+    is counted here, by a conditional write, before its password is checked; a success takes its count back."""
 
     kind: ClassVar[str] = "LOGIN"
     key_field: ClassVar[str] = "username"
     username: str = ""  # casefolded
+    address: str = ""
     failures: int = 0  # consecutive
     last_failure: int = 0
     hour: int = 0  # the clock hour (epoch seconds // 3600) that hour_failures counts
     hour_failures: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.username}#{self.address}"
 
     @property
     def ttl(self) -> int | None:

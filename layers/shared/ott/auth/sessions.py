@@ -5,7 +5,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from ott.accounts import anonymous_expiry
+from ott.accounts import DAY, anonymous_expiry
 from ott.auth.crypto import new_token, token_hash
 from ott.auth.models import TokenReply
 from ott.auth.policy import STAFF_SCOPES
@@ -18,8 +18,17 @@ from ott.auth.records import (
     RefreshToken,
 )
 from ott.clock import epoch_seconds
-from ott.recordstore import Delete, Put, changed, created
+from ott.recordstore import HOUR, Delete, Put, changed, created
 from ott.wire import MAX_SAFE_INTEGER
+
+# How long a personal sign-in lives (docs/decisions.md, "Sign-in lifetimes"): it ends when its refresh token was
+# not used for the idle time, and at the latest the absolute time after it began, whatever its use. A subscriber's
+# TV or phone refreshes every hour while in use: a month unused ends it, and a year after its sign-in its owner
+# signs in again. A staff sign-in (its scope holds a staff scope) is a working day's, as Keycloak's SSO session.
+PERSONAL_IDLE = 30 * DAY
+PERSONAL_MAX = 365 * DAY
+STAFF_IDLE = 2 * HOUR
+STAFF_MAX = 10 * HOUR
 
 
 @dataclass
@@ -57,12 +66,19 @@ def follow_account(family: Family, client: Client, account: Account | None) -> N
         family.username = account.username
 
 
-def sign_in_expiry(account: Account | None, anonymous: bool, now: datetime) -> int | None:
-    """An anonymous sign-in ends with its account; one without a record (v1) a year after its last use.
-    A personal sign-in lives until it is revoked (the spec: refresh tokens have unlimited lifetime)."""
-    if not anonymous:
-        return None
-    return account.expires_at if account is not None and account.expires_at else anonymous_expiry(now)
+def sign_in_expiry(account: Account | None, family: Family, now: datetime) -> int:
+    """An anonymous sign-in ends with its account; one without a record (v1) a year after its last use. A personal
+    one (the spec's "unlimited lifetime" bounded, issue 28) the idle time after this use, and never later than the
+    absolute time after it began: its family and its live refresh token expire then (a sign-in from before these
+    limits counts from its first refresh since)."""
+    at = epoch_seconds(now)
+    if family.anonymous:
+        return account.expires_at if account is not None and account.expires_at else anonymous_expiry(now)
+    if family.started_at is None:
+        family.started_at = at
+    staff = bool(STAFF_SCOPES.intersection(family.scope.split()))
+    idle, most = (STAFF_IDLE, STAFF_MAX) if staff else (PERSONAL_IDLE, PERSONAL_MAX)
+    return min(at + idle, family.started_at + most)
 
 
 def open_family(client: Client, account: Account, now: datetime, scope: str | None = None) -> Issued:
@@ -74,9 +90,10 @@ def open_family(client: Client, account: Account, now: datetime, scope: str | No
         client_id=client.client_id,
         anonymous=account.anonymous,
         scope=granted_scope(client, scope),
-        expires_at=sign_in_expiry(account, account.anonymous, now),
+        started_at=epoch_seconds(now),
     )
     follow_account(family, client, account)
+    family.expires_at = sign_in_expiry(account, family, now)
     issued = issue(client, family, now, refresh=None)
     issued.changes.append(created(family))
     return issued

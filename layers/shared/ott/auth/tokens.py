@@ -8,6 +8,7 @@ from ott.auth import errors, verification
 from ott.auth.crypto import s256_challenge, same, token_hash
 from ott.auth.merge import MAX_TREE_BYTES, merge_hint, merge_trees, tree_bytes
 from ott.auth.models import RevokeForm, TokenForm, TokenReply
+from ott.auth.playlist_links import forget_link
 from ott.auth.policy import DEVICE_CODE_GRANT, GRANTS, AuthPolicy
 from ott.auth.records import (
     ROTATED_TOKEN_RETENTION,
@@ -174,8 +175,8 @@ def refresh(
         changes.append(changed(presented))
     if account is not None and account.lifetime_due(now):  # a refresh is a use: the account lives on
         changes += prolonged(store, account, now)
-    family.expires_at = sign_in_expiry(account, family.anonymous, now)
     follow_account(family, client, account)
+    family.expires_at = sign_in_expiry(account, family, now)
     issued = issue(client, family, now, refresh=None)
     store.commit([*changes, *issued.changes, changed(family)])
     return issued.reply
@@ -199,9 +200,9 @@ def convert_legacy(
         client_id=client.client_id,
         anonymous=anonymous,
         scope=legacy.scope,
-        expires_at=sign_in_expiry(account, anonymous, now),
     )
     follow_account(family, client, account)
+    family.expires_at = sign_in_expiry(account, family, now)
     kept = RefreshToken(
         token_hash=legacy.token_hash,
         family_id=family.family_id,
@@ -343,7 +344,8 @@ def check_merge_source(source: AccessToken, client: Client) -> None:
 def merge_changes(
     store: AuthStore, found: dict[Key, Record], source_token: AccessToken, destination: Account, now: datetime
 ) -> list[Put | Delete]:
-    """Move the source account's tree into the destination's root, retire the source and end its sign-ins."""
+    """Move the source account's tree into the destination's root, retire the source and end its sign-ins, its
+    playlist link and the link's stream session (introspection answers `active: false` for it from then on)."""
     source_id, destination_key = str(source_token.account_id), str(destination.account_id)
     source = found.get((Account, source_id))
     if not isinstance(source, Account) or source.retired or not source.anonymous:
@@ -372,6 +374,7 @@ def merge_changes(
         changes.append(created(tree))
     if isinstance(source_tree, DataTree):
         changes.append(Delete(DataTree, source_id, source_tree.version))
+    changes += forget_link(source)
     source.retired = True
     changes.append(changed(source))
     token_family = found.get((Family, source_token.family_id)) if source_token.family_id else None

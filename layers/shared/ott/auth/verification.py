@@ -188,7 +188,7 @@ def approve(
         raise UnknownUserCode("too many sign-ins with this code: start again on the device")
     shown = DeviceRequest(display_code(user_code_of(typed)), client, device.scope.split())
     try:
-        login = check_credentials(store, policy, credentials[0], credentials[1], now)
+        login = check_credentials(store, policy, credentials[0], credentials[1], now, source_ip)
     except WrongCredentials:
         raise SignInFailed(shown) from None
     account = store.get(Account, str(login.account_id))

@@ -69,11 +69,30 @@ class ApiRequest(Generic[ParamsT, PayloadT]):
 
     @cached_property
     def bearer_token(self) -> str | None:
-        """RFC 6750: the Authorization header (recommended) or the `access_token` parameter."""
+        """RFC 6750: the Authorization header (recommended) or the `access_token` parameter, which staff routes
+        (`/staff/`) never take: a staff token comes only in the header (`bearer_in_query`: where it came from)."""
         scheme, _, credentials = self.headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and credentials.strip():
             return credentials.strip()
+        if self.staff_path:
+            return None
         return self.query.get("access_token") or None
+
+    @property
+    def bearer(self) -> tuple[str | None, bool]:
+        """The bearer token, and whether it came in the query (what the API's authorizer decides on)."""
+        return self.bearer_token, self.bearer_in_query
+
+    @property
+    def bearer_in_query(self) -> bool:
+        """The bearer token came as the `access_token` parameter (RFC 6750 §2.3), not in the header."""
+        scheme, _, credentials = self.headers.get("authorization", "").partition(" ")
+        return self.bearer_token is not None and not (scheme.lower() == "bearer" and credentials.strip())
+
+    @property
+    def staff_path(self) -> bool:
+        """A staff route (the console's API): by its resource, or by its path where an event has no resource."""
+        return any(str(self.event.get(name) or "").startswith("/staff/") for name in ("resource", "path"))
 
     @cached_property
     def basic_credentials(self) -> tuple[str, str] | None:

@@ -123,11 +123,14 @@ Poster.model_rebuild()
 
 
 class ModerationDecision(LauncherModel):
-    """A moderator's verdict on a poster awaiting moderation; a rejection says why."""
+    """A moderator's verdict on a poster awaiting moderation; a rejection says why. `seen`: the poster's state the
+    moderator decided on (the console sends it): a verdict over a decision made meanwhile is refused (409), not
+    laid over it."""
 
     poster_id: UInt64
     approved: bool
     comment: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+    seen: ModerationState | None = None
 
 
 class ModeratedPoster(LauncherModel):

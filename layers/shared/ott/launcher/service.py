@@ -285,6 +285,9 @@ def decide_poster(store: LauncherStore, staff: Staff, verdict: ModerationDecisio
     decision = decide(current.block, verdict.poster_id, verdict.approved, staff.name, now, verdict.comment)
     poster = current.block.by_id()[verdict.poster_id]
     before, after = moderation_of(poster, current.decisions), moderation_of(poster, {poster.id: decision})
+    if verdict.seen is not None and verdict.seen != before.state:
+        by = before.approved_by or before.rejected_by
+        raise Conflict(f"poster {poster.id} is {before.state} now{f' (by {by})' if by else ''}: look at it again")
     audited = entry(
         Area.LAUNCHER,
         "approve" if verdict.approved else "reject",

@@ -91,9 +91,10 @@ def changing(
     raise DependencyUnavailable(f"item {item_id} is changing too often; send the request again")
 
 
-def add_item(store: NicheStore, entry: NewItem, now: datetime) -> bool:
+def add_item(store: NicheStore, entry: NewItem, now: datetime, audited: AuditEntry | None = None) -> bool:
     """An item into the queue, awaiting encoding; False when it is there already (from the same source).
-    Whoever adds it again (a replayed event, a file loaded twice) changes nothing."""
+    Whoever adds it again (a replayed event, a file loaded twice) changes nothing. `audited`: a staff change's
+    entry, written with the item."""
     for _ in range(ATTEMPTS):
         existing = store.get(entry.id)
         if existing is not None:
@@ -101,16 +102,19 @@ def add_item(store: NicheStore, entry: NewItem, now: datetime) -> bool:
                 raise ItemConflict(f"item {entry.id} is queued already, from {existing.item.source_url}")
             return False
         try:
-            store.save(new_item(entry.id, entry.source_url, now), None, None)
+            store.save(new_item(entry.id, entry.source_url, now), None, None, audited)
             return True
         except ConcurrentChange:
             continue  # added meanwhile: judged again as existing
     raise DependencyUnavailable(f"item {entry.id} is changing too often; add it again")
 
 
-def add_items(store: NicheStore, entries: list[NewItem], now: datetime) -> tuple[int, int]:
+def add_items(
+    store: NicheStore, entries: list[NewItem], now: datetime, audited: AuditEntry | None = None
+) -> tuple[int, int]:
     """An operator's file: every item queued in file order, or none when any id is queued already from
-    another source (IntakeError lists them all); (added, queued already)."""
+    another source (IntakeError lists them all); (added, queued already). The staff change's entry `audited`
+    (the file, its ids) is written with the first item added: a file that adds nothing records nothing."""
     problems = []
     for entry in entries:
         existing = store.get(entry.id)
@@ -119,7 +123,9 @@ def add_items(store: NicheStore, entries: list[NewItem], now: datetime) -> tuple
     if problems:
         raise IntakeError(problems)
     # A microsecond apart: the list is ordered by the time an item entered it, then by id.
-    added = sum(add_item(store, entry, now + timedelta(microseconds=place)) for place, entry in enumerate(entries))
+    added = 0
+    for place, entry in enumerate(entries):
+        added += add_item(store, entry, now + timedelta(microseconds=place), None if added else audited)
     return added, len(entries) - added
 
 

@@ -7,7 +7,9 @@ the spec's constant), which the raising functions underneath report as RequestEr
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ott.accounts import ConfirmedPhone, anonymous_expiry
 from ott.callers import Account
@@ -27,7 +29,10 @@ from ott.phoneconfirm.phone import normalize
 from ott.phoneconfirm.records import CHANNELS, SUPPORT_STAGE, ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
 from ott.phoneconfirm.store import PhoneStore
-from ott.recordstore import ConcurrentChange, changed, count_this_hour, created, replaced
+from ott.recordstore import Change, ConcurrentChange, changed, count_this_hour, created, replaced
+
+if TYPE_CHECKING:  # support's confirmations only: the subscribers' functions do not import the audit trail
+    from ott.audit import StaffChange
 
 CODE_INPUT = {1: "no_code", 2: "4_digit_code", 3: "4_digit_code"}
 
@@ -248,20 +253,27 @@ def count_wrong_code(
     return CheckCodeReply(result="error")
 
 
-def mark_confirmed(store: PhoneStore, orchestrator: Orchestrator | None, request: ConfirmationRequest) -> None:
-    """The request is confirmed and the account's phone recorded, together; the execution ends."""
+def mark_confirmed(
+    store: PhoneStore,
+    orchestrator: Orchestrator | None,
+    request: ConfirmationRequest,
+    audited: Sequence[Change] = (),
+) -> None:
+    """The request is confirmed and the account's phone recorded, together (with support's audit entry when
+    support confirmed it); the execution ends."""
     token = request.task_token
     request.confirmed = True
     request.code_hash = None
     request.task_token = None
     phone = ConfirmedPhone(account_id=request.account_id, phone=request.phone, expires_at=request.phone_expires_at)
-    store.commit([changed(request), replaced(phone)])
+    store.commit([changed(request), replaced(phone), *audited])
     if token and orchestrator is not None:
         orchestrator.advance(token, "confirmed")
 
 
-def confirm_by_support(store: PhoneStore, request_id: str) -> ConfirmationRequest:
-    """Technical support checked the number by other means (stage 4): mark it confirmed."""
+def confirm_by_support(store: PhoneStore, request_id: str, change: "StaffChange | None" = None) -> ConfirmationRequest:
+    """Technical support checked the number by other means (stage 4): mark it confirmed, recorded in the
+    phone-confirmation trail (`change`: who) in the same transaction."""
     request = store.get(ConfirmationRequest, request_id)
     if request is None:
         raise RequestError("request_id_not_found")
@@ -269,7 +281,11 @@ def confirm_by_support(store: PhoneStore, request_id: str) -> ConfirmationReques
         return request
     if not request.support_case and request.stage < SUPPORT_STAGE:
         raise RequestError("the request has not reached technical support")
-    mark_confirmed(store, None, request)
+    from ott.audit import PHONE_CONFIRM_TRAIL
+
+    detail = f"account {request.account_id}"
+    audited = [change.write(PHONE_CONFIRM_TRAIL, "confirm_by_support", request_id, detail=detail)] if change else []
+    mark_confirmed(store, None, request, audited)
     return request
 
 

@@ -21,7 +21,7 @@ from ott.tvguide.store import ConfigurationChanged, GuideStore
 from ott.tvguide.zones import WORLD, Zone, new_zone
 
 if TYPE_CHECKING:
-    from ott.audit import AuditEntry
+    from ott.audit import AuditEntry, AuditLog
 
 CONFIG_ATTEMPTS = 3
 # The import function's timeout (template.yaml, 900 s) and a minute: a report still `running` after that is of an
@@ -96,7 +96,15 @@ def create_zone(
     return zone
 
 
-def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportRequests) -> ZoneDeleted:
+def delete_zone(
+    store: GuideStore,
+    name: str,
+    now: int,
+    *,
+    exports: ExportRequests,
+    audited: "AuditEntry | None" = None,
+    log: "AuditLog | None" = None,
+) -> ZoneDeleted:
     """Deletes the zone and what only it holds: its configuration entry first (so that no import into it starts
     any more), then its channel-days and their telecasts' places, the channels no other zone schedules and the
     shows left on no channel. Import reports stay (the history of the week, naming a zone that is gone). Refused
@@ -104,7 +112,8 @@ def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportReques
     time in epoch seconds) and for World/Anywhere, the zone of every client no other zone claims. A zone no
     longer configured whose data is still there (an import that was running while it was deleted) is cleaned
     up the same way; ZoneNotFound when there is neither. Its export is asked for: the export function deletes a
-    deleted zone's."""
+    deleted zone's. A staff change's entry `audited` goes into the configuration's transaction; for a zone only
+    its data remains of (no configuration to change), it is written to `log` once its channel-days are gone."""
     if name == WORLD:
         raise ZoneBusy(f"{WORLD} is the zone of clients no other zone claims: import into it to replace its guide")
     running = [
@@ -117,23 +126,38 @@ def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportReques
     configured = store.configuration()[0].zone(name) is not None
     if configured:
         change_configuration(
-            store, lambda config: config.model_copy(update={"zones": [z for z in config.zones if z.name != name]})
+            store,
+            lambda config: config.model_copy(update={"zones": [z for z in config.zones if z.name != name]}),
+            audited,
         )
     dropped = store.drop_zone(name)
     if not configured and not dropped.channel_days and not dropped.channels:
         raise ZoneNotFound(f"no zone {name!r}")
+    if not configured and audited is not None and log is not None:
+        log.write(audited)
     shows = store.drop_show_channels(dropped.channels, name)
     exports([name])
     return ZoneDeleted(name, dropped.channel_days, len(dropped.channels), shows)
 
 
-def remove_source(store: GuideStore, source: str, *, exports: ExportRequests) -> None:
+def remove_source(
+    store: GuideStore,
+    source: str,
+    *,
+    exports: ExportRequests,
+    audited: "AuditEntry | None" = None,
+    log: "AuditLog | None" = None,
+) -> None:
     """Takes a source's facts (`<zone>/<file name>`, docs/tvguide.md) off every channel and show that holds
     them, each document merged again over the sources left: a load like an import that declares nothing (one
     at a time with the imports, published whole). The source's channel-days stay: they are the zone's schedule
-    until a file replaces them or the zone is deleted. The zone's export is asked for."""
+    until a file replaces them or the zone is deleted. The zone's export is asked for. A staff change's entry
+    `audited` is written to `log` once the source's zone is held, before anything of it changes: the removal is
+    many writes under the zone's lease, none of them one transaction with the rest."""
     zone = source.rpartition("/")[0]
     with store.importing(zone, source):
+        if audited is not None and log is not None:
+            log.write(audited)
         catalogue = store.catalogue()
         store.merge_channels(zone, [], {}, catalogue.channels)
         store.merge_shows([])

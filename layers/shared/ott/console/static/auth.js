@@ -84,8 +84,22 @@ export async function completeSignIn() {
   return true;
 }
 
-export function signOut() {
+// Sign-out ends the sign-in at the auth service (RFC 7009: revoking the refresh token revokes its whole family,
+// the live access token included), not only in this tab: a copied refresh token is worth nothing afterwards.
+export async function signOut() {
+  const refresh = tokens?.refresh;
   tokens = null;
+  if (refresh) {
+    try {
+      await fetch(`${apiBase}/auth/2/revoke`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ client_id: await clientId(), token: refresh, token_type_hint: "refresh_token" }),
+      });
+    } catch {
+      // Offline: the sign-in ends with its idle lifetime (two hours for staff).
+    }
+  }
   location.assign(`${apiBase}/console/`);
 }
 

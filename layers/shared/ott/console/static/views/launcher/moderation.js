@@ -29,7 +29,13 @@ function Decision({ poster, onDecided }) {
     try {
       await api("/staff/launcher/decisions.json", {
         method: "POST",
-        body: { poster_id: poster.id, approved, ...(comment ? { comment } : {}) },
+        // `seen`: what this moderator decided on; a decision made meanwhile by another is a 409, not overwritten.
+        body: {
+          poster_id: poster.id,
+          approved,
+          seen: poster.moderation?.state || "PENDING",
+          ...(comment ? { comment } : {}),
+        },
       });
       setProblem(null);
       onDecided();
