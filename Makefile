@@ -83,7 +83,7 @@ pytest: $(INSTALLED)
 	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 ## bench: cold-init ratio of every function, the zipped layer's size (and that it works beside the runtime's
-## boto3), DynamoDB calls per request, token CPU
+## boto3), DynamoDB calls per request, token CPU, the worst operators' files' parse time and memory
 bench: $(INSTALLED) validate
 	$(BIN)/python -m bench
 

@@ -4,6 +4,7 @@ from bench.auth.token_cpu import report_token_cpu
 from bench.channels.calls import report_channel_calls
 from bench.channels.m3u_import import report_m3u_import
 from bench.coldstart import report_cold_starts
+from bench.documents import report_documents
 from bench.dynamodb_calls import report_dynamodb_calls
 from bench.layer import report_layer_size
 from bench.local_stack import report_local_stack
@@ -18,6 +19,7 @@ def main() -> int:
         + report_dynamodb_calls()
         + report_channel_calls()
         + report_m3u_import()
+        + report_documents()
         + report_token_cpu()
         + report_registry_scale()
         + report_guide()

@@ -5,6 +5,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from local.gateway import run_function
@@ -14,6 +15,10 @@ LOG = logging.getLogger(__name__)
 # Seconds between receives on an empty queue: doubling from the first to the last while it stays empty, so that an
 # idle stack costs little and a message that arrives after a busy spell is taken at once.
 FIRST_PAUSE, LAST_PAUSE = 0.1, 1.0
+
+
+def no_wait(_: Function) -> None:
+    """What a poller waits for before its first receive by default: nothing."""
 
 
 def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int:
@@ -49,10 +54,12 @@ def deliver(sqs: Any, queue_url: str, queue_arn: str, function: Function) -> int
 
 
 class QueuePollers:
-    """A thread per SQS event source of the template, polling until stopped."""
+    """A thread per SQS event source of the template, polling until stopped; `wait_for(function)` returns once the
+    function may run (the local stack: once its service is loaded), before the first receive."""
 
-    def __init__(self, template: Template, sqs: Any) -> None:
+    def __init__(self, template: Template, sqs: Any, wait_for: Callable[[Function], None] = no_wait) -> None:
         self._sqs = sqs
+        self._wait_for = wait_for
         self._sources = [
             (template.queue_url(queue), template.arn(queue), function) for queue, function in template.queue_consumers()
         ]
@@ -69,6 +76,7 @@ class QueuePollers:
         """Messages a function reports as failed (or all of a batch when it raises) are left to reappear after
         the queue's visibility timeout, then to move to its dead-letter queue, as with Lambda's mapping."""
         pause = FIRST_PAUSE
+        self._wait_for(function)
         while not self._stop.is_set():
             try:
                 if deliver(self._sqs, queue_url, queue_arn, function):

@@ -72,11 +72,14 @@ def create_queues_and_topics(template: Template, sqs: Any, sns: Any) -> None:
 
 
 def create_buckets(template: Template, s3: Any, console_origin: str) -> None:
-    """Buckets with their SQS event notifications (the emulator delivers them, a test event first) and their CORS
+    """Buckets, versioned as the template's are, with their SQS event notifications (the emulator delivers them, a
+    test event first) and their CORS
     rules, which name the console's origin: locally `console_origin` stands for the template's."""
     for logical_id, spec in template.of_type("AWS::S3::Bucket").items():
         name = template.physical_name(logical_id)
         s3.create_bucket(Bucket=name)
+        if spec.get("Properties", {}).get("VersioningConfiguration", {}).get("Status") == "Enabled":
+            s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
         cors = spec.get("Properties", {}).get("CorsConfiguration", {}).get("CorsRules", [])
         if cors:
             rules = [{**cors_rule(rule), "AllowedOrigins": [console_origin]} for rule in cors]

@@ -1,8 +1,10 @@
 """The local stack: moto as the AWS emulator, the template's resources, demo data, and the gateway.
 
 It answers as soon as the registry and the demo accounts are in: the state machines and the other services' demo
-data follow in the background, and a request to a service still loading waits for it (`ServicesLoading`); the
-queue pollers, the schedules and operator commands (`--local`) start once everything is in."""
+data follow in the background, and a request to a service still loading waits for it (`ServicesLoading`), as do
+the queue pollers (they start with the state machines, so that work a request queued is never left waiting for the
+whole start) and operator commands (`--local`: until the start is over); the schedules start once everything is
+in. The waits that protect the cloud's caches are off here (`local.announce.LOCAL_SETTINGS`)."""
 
 import json
 import os
@@ -14,7 +16,7 @@ import urllib.request
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
-from local.announce import BANNER, local_stack_file
+from local.announce import BANNER, LOCAL_SETTINGS, announce, local_stack_file
 from local.console import configure_console, log_level
 from local.emulator import Emulator
 from local.gateway import Gateway, GatewayRequestHandler, error_response, json_response
@@ -112,6 +114,7 @@ class LocalStack:
             target=lambda: server.serve_forever(poll_interval=0.1), name="gateway", daemon=True
         )
         self._thread.start()
+        self._announce(ready=False)  # `--local` commands wait for the start to be over, saying so
         threading.Thread(target=self._finish_start, name="start", daemon=True).start()
 
     def _finish_start(self) -> None:
@@ -120,15 +123,18 @@ class LocalStack:
             # would hold the emulator's lock, and every request with it.
             speed_up_step_functions()
             create_state_machines(self.template, client("stepfunctions"))
+            # The pollers from here: each waits for its function's service to be loaded, so that a phone
+            # confirmation accepted now has its worker (the state machine queues it), whatever loads after.
+            self._pollers = QueuePollers(self.template, client("sqs"), wait_for=self._loading.wait_for)
+            self._pollers.start()
             self._loading.loaded("phoneconfirm")
             for service in DEMO_SERVICES:
                 seed_service(self.template, client("dynamodb"), service, DEMO_SERVICES)
                 self._loading.loaded(service)
-            self._pollers = QueuePollers(self.template, client("sqs"))
-            self._pollers.start()
+            # The schedules once everything is in: nothing waits for them, and their first runs would slow the start.
             self._schedules = Schedules(self.template)
             self._schedules.start()
-            self._announce()
+            self._announce(ready=True)
         except BaseException as failure:  # handed to the main thread by `ready`
             self._failure = failure
             self._loading.all_loaded()  # nobody waits for what will not come
@@ -142,12 +148,12 @@ class LocalStack:
             raise RuntimeError("the local stack failed to start") from self._failure
         return over
 
-    def _announce(self) -> None:
-        """Operator commands given `--local` find this stack's emulator by the PORT it serves on."""
+    def _announce(self, ready: bool) -> None:
+        """Operator commands given `--local` find this stack's emulator by the PORT it serves on, and wait while
+        it is not `ready`; they take the settings it runs with that they must share."""
         assert self._emulator is not None  # noqa: S101 - started above
-        path = local_stack_file(str(self.port))
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps({"endpoint": self._emulator.url, "pid": os.getpid()}), encoding="utf-8")
+        settings = {name: os.environ[name] for name in LOCAL_SETTINGS}
+        announce(self.port, self._emulator.url, ready, settings)
 
     def stop(self) -> None:
         local_stack_file(str(self.port)).unlink(missing_ok=True)
@@ -168,6 +174,8 @@ class LocalStack:
         endpoint = self._emulator.url
         self._emulator.answer_this_process()
         os.environ.pop("AWS_ENDPOINT_URL", None)
+        for name, value in LOCAL_SETTINGS.items():
+            os.environ.setdefault(name, value)
         os.environ.update(
             {
                 "AWS_ACCESS_KEY_ID": "local",

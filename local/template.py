@@ -68,25 +68,28 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
 def expand_language_extensions(document: dict[str, Any]) -> dict[str, Any]:
     """The document as CloudFormation's AWS::LanguageExtensions transform hands it to the next transform (SAM):
     every `Fn::ForEach` expanded, and that transform gone from `Transform`."""
-    expanded = expand_for_each(document)
+    expanded = expand_for_each(document, mappings=document.get("Mappings", {}))
     transforms = expanded.get("Transform", [])
     if isinstance(transforms, list) and LANGUAGE_EXTENSIONS in transforms:
         expanded["Transform"] = [name for name in transforms if name != LANGUAGE_EXTENSIONS]
     return expanded
 
 
-def expand_for_each(node: Any, values: Mapping[str, str] | None = None) -> Any:
+def expand_for_each(
+    node: Any, values: Mapping[str, str] | None = None, mappings: Mapping[str, Any] | None = None
+) -> Any:
     """`Fn::ForEach::Loop: [Identifier, [items...], {OutputKey: OutputValue}]` as CloudFormation expands it: the
     fragment once per item, the item in place of `${Identifier}` (and `&{Identifier}`) in its keys and strings
     and of `Ref: Identifier`; loops nest. A collection must be a literal list: the template needs no more, and
     anything else is refused rather than guessed. cfn-lint's own expansion is the reference
     (tests/template/test_expansion.py); it is not used here because it copies the whole template at every
-    level (0.6 s of CPU for this one, against milliseconds)."""
+    level (0.6 s of CPU for this one, against milliseconds). A `Fn::FindInMap` whose map and keys are literal once
+    the loop's values are in is the value it finds in `mappings`, as the transform resolves it."""
     values = values or {}
     if isinstance(node, str):
         return substitute(node, values)
     if isinstance(node, list):
-        return [expand_for_each(item, values) for item in node]
+        return [expand_for_each(item, values, mappings) for item in node]
     if not isinstance(node, dict):
         return node
     if list(node) == ["Ref"] and isinstance(node["Ref"], str) and node["Ref"] in values:
@@ -97,15 +100,29 @@ def expand_for_each(node: Any, values: Mapping[str, str] | None = None) -> Any:
             identifier, collection, fragment = value
             if not isinstance(collection, list) or not all(isinstance(item, str) for item in collection):
                 raise ValueError(f"{key}: the local stack expands a literal list of names only")
-            parts = [expand_for_each(fragment, {**values, identifier: item}) for item in collection]
+            parts = [expand_for_each(fragment, {**values, identifier: item}, mappings) for item in collection]
         else:
-            parts = [{substitute(key, values): expand_for_each(value, values)}]
+            parts = [{substitute(key, values): expand_for_each(value, values, mappings)}]
         for part in parts:
             for name, content in part.items():
                 if name in expanded:
                     raise ValueError(f"{name} is made twice by {key}")
                 expanded[name] = content
-    return named_by_a_plain_sub(expanded)
+    return found_in_map(named_by_a_plain_sub(expanded), mappings or {})
+
+
+def found_in_map(node: dict[str, Any], mappings: Mapping[str, Any]) -> Any:
+    """`Fn::FindInMap: [Map, Key, Name]` with all three literal: the mapping's value (else left as it is)."""
+    if list(node) != ["Fn::FindInMap"] or not isinstance(node["Fn::FindInMap"], list):
+        return node
+    path = node["Fn::FindInMap"]
+    if len(path) != 3 or not all(isinstance(part, str) for part in path):
+        return node
+    name, key, attribute = path
+    try:
+        return mappings[name][key][attribute]
+    except KeyError:
+        raise ValueError(f"Fn::FindInMap: no {name}.{key}.{attribute} in Mappings") from None
 
 
 def substitute(text: str, values: Mapping[str, str]) -> str:

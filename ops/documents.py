@@ -6,7 +6,7 @@
 
 from pathlib import Path
 
-from ott.documents import DocumentError, parse_document
+from ott.documents import UPLOAD_LIMITS, DocumentError, parse_document
 
 __all__ = ["DocumentError", "read_document"]
 
@@ -18,4 +18,4 @@ def read_document(path: Path) -> object:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise DocumentError([f"{path}: not readable as {'JSON' if as_json else 'YAML'}: {error}"]) from None
-    return parse_document(text, str(path), as_json)
+    return parse_document(text, str(path), as_json, limits=UPLOAD_LIMITS)  # what the console may upload

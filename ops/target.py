@@ -12,20 +12,29 @@ console's routes do; with `--table`, `--audit-table` names the audit table.
 
 import argparse
 import getpass
-import json
+import os
+import sys
+import time
 from functools import cache
 from typing import Any
 
 import boto3
 
-from local.announce import local_stack_file
+from local.announce import announcement, local_stack_file
 from ott.audit import AuditLog, AuditSettings
 from ott.callers import Operator
+from ott.config import reset_settings
 from ott.storage.dynamo import DynamoDatabase
 
+# Seconds `--local` waits for a stack that is still starting (`make run` is whole in seconds; this is for a machine
+# far busier than that), and between two looks at it.
+STARTING_AT_MOST = 300
+LOOK_EVERY = 0.2
 
-class NoLocalStack(RuntimeError):
-    """`--local` with no `make run` of this checkout on that PORT."""
+
+class NoLocalStack(SystemExit):
+    """`--local` with no `make run` of this checkout on that PORT (or one still starting after STARTING_AT_MOST):
+    the command ends with this one line, no traceback."""
 
 
 def add_target(parser: argparse.ArgumentParser, *, check: bool = False, table: bool = True) -> None:
@@ -42,10 +51,30 @@ def add_target(parser: argparse.ArgumentParser, *, check: bool = False, table: b
 
 @cache
 def local_endpoint() -> str:
-    path = local_stack_file()
-    if not path.exists():
-        raise NoLocalStack(f"no local stack of this checkout on PORT {path.stem}: start it with `make run`")
-    return str(json.loads(path.read_text(encoding="utf-8"))["endpoint"])
+    """The emulator of the stack `make run` serves on PORT, once its start is over (waiting for it, with a line
+    saying so, while it is still loading); the settings the stack announces (`local.announce.LOCAL_SETTINGS`)
+    apply to this command too."""
+    port = local_stack_file().stem
+    deadline = time.monotonic() + STARTING_AT_MOST
+    said = False
+    while True:
+        announced = announcement(port)
+        if announced is None:
+            raise NoLocalStack(f"no local stack of this checkout on PORT {port}: start it with `make run`")
+        if announced.get("ready", True):
+            break
+        if time.monotonic() > deadline:
+            raise NoLocalStack(
+                f"the local stack on PORT {port} is still starting after {STARTING_AT_MOST} s: run this again once"
+                " `make run` has printed its banner"
+            )
+        if not said:
+            print(f"the local stack on PORT {port} is still starting: waiting for it", file=sys.stderr, flush=True)
+            said = True
+        time.sleep(LOOK_EVERY)
+    os.environ.update(announced.get("settings", {}))
+    reset_settings()
+    return str(announced["endpoint"])
 
 
 def aws_client(args: argparse.Namespace, service: str) -> Any:

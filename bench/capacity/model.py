@@ -100,7 +100,7 @@ def kind_rates(devices: int, measured: Mapping[str, KindMeasurement], edge: bool
 def rated(kind: str, measured: KindMeasurement, mean: float, peak: float, edge: bool) -> KindRates:
     cacheable = measured.cacheable and measured.route is not None
     origin = 1 - traffic.EDGE_HIT_RATIO if edge and cacheable else 1.0
-    service = measured.folder.split("_")[0]
+    service = measured.folder.split("/")[0]
     return KindRates(kind, service, measured.function, peak, mean, cacheable, origin)
 
 

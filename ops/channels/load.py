@@ -1,4 +1,4 @@
-"""The channel configuration of the stream-authorization component (docs/channels-data.md).
+"""The channel configuration of the stream-authorization component (docs/channels.md).
 
     python -m ops.channels.load FILE [--by NAME] (--stack NAME | --local | --table NAME --audit-table NAME | --check)
     python -m ops.channels.load --rollback [VERSION] [--by NAME] (--stack NAME | --local
@@ -72,7 +72,7 @@ def from_m3u(args: argparse.Namespace) -> int:
         print(f"{args.from_m3u}: {error}", file=sys.stderr)
         return 2
     document = as_yaml(json.loads(json.dumps(conversion.document)))  # enums as their names
-    header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels-data.md).\n"
+    header = f"# Converted from {args.from_m3u.name}; review before loading (docs/channels.md).\n"
     if args.output:
         args.output.write_text(header + document, encoding="utf-8")
     else:

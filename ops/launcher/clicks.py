@@ -1,5 +1,5 @@
 """Send poster click events to the launcher's click queue, in the tracking service's format (the contract:
-docs/launcher-data.md). Every event is validated first; nothing is sent when any is invalid.
+docs/launcher.md). Every event is validated first; nothing is sent when any is invalid.
 
     python -m ops.launcher.clicks FILE (--stack STACK | --local)
         FILE: JSON lines, or a YAML/JSON list, of events

@@ -5,7 +5,7 @@
     python -m ops.nichecontent.queue show ID (--stack STACK | --local | --table NAME)
     python -m ops.nichecontent.queue failed (--stack STACK | --local | --table NAME)
 
-`add` queues the items of a YAML or JSON file (docs/niche-content-data.md): the whole file is validated
+`add` queues the items of a YAML or JSON file (docs/nichecontent.md): the whole file is validated
 first, and nothing is written when any entry is invalid or names an id queued already from another source;
 items queued already from the same source are left as they are. `retry` puts a failed item back to awaiting
 (its automatic retries renewed), recorded in the audit trail as the console's retries are. `show` prints an item

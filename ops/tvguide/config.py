@@ -1,5 +1,5 @@
 """Load the programme guide's configuration (zones, per-channel overrides, rubrics) from a YAML or JSON file;
-the format is docs/guide-data.md. The whole file is validated first and every problem listed; nothing is
+the format is docs/tvguide.md. The whole file is validated first and every problem listed; nothing is
 written when anything is wrong. The file replaces the configuration the guide had (also zones created since),
 recorded in the audit trail (what changed, by whom: `--by`, default your login name), as the console's editor
 does (`ott.tvguide.operations.replace_configuration`).

@@ -1,4 +1,4 @@
-"""The programme guide's zones and imports (docs/guide-data.md, "Zones"): list the zones with their labels, time
+"""The programme guide's zones and imports (docs/tvguide.md, "Zones"): list the zones with their labels, time
 zone, channel count and last import; create a zone; list the imports of the last week with their reports; print
 one import's report (its progress while it runs), for an import `ops.tvguide.load` stopped waiting for; delete a
 zone and what only it holds (refused while an import into it runs); take a source's facts (`<zone>/<file name>`) off

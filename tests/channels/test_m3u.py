@@ -29,7 +29,7 @@ def test_every_sample_converts_into_a_valid_configuration(sample):
 def test_the_current_iptv_org_playlist():
     conversion = convert_m3u((SHARED_DATA / "m3u" / "iptv-org_streams_ru.m3u").read_text(encoding="utf-8"))
     channels = {channel["alias"]: channel for channel in conversion.document["channels"]}
-    # The alias is the guide's channel id: the tvg-id without iptv-org's feed (docs/channels-data.md).
+    # The alias is the guide's channel id: the tvg-id without iptv-org's feed (docs/channels.md).
     assert not any("@" in alias for alias in channels)
     # Two entries with one tvg-id are one channel; the quality label leaves the title for the stream's name.
     assert channels["360.ru"]["title"] == "360°"
@@ -209,3 +209,14 @@ def test_thousands_of_labels_on_one_line_are_read_in_one_pass():
     playlist = '#EXTM3U\n#EXTINF:-1 tvg-id="x.ru",Title (1080p)' + " [a]" * 8000 + "\nhttp://o/x.m3u8\n"
     (channel,) = convert_m3u(playlist).document["channels"]
     assert (channel["title"], channel["streams"][0]["name"]) == ("Title", "HQ")
+
+
+def test_an_imported_title_keeps_no_line_or_paragraph_separator():
+    # Issue 28, finding 4: U+2028 and U+0085 passed into titles.
+    from ott.channels.m3u import convert_m3u
+
+    text = '#EXTM3U\n#EXTINF:-1 tvg-name="A\u2028B",X\u0085Y\u2029Z\nhttp://o/x.ts\n'
+    [channel] = convert_m3u(text).document["channels"]
+    assert channel["title"] == "A B"
+    text = "#EXTM3U\n#EXTINF:-1,X\u0085Y\u2029Z\u000bW\nhttp://o/x.ts\n"
+    assert convert_m3u(text).document["channels"][0]["title"] == "X Y ZW"  # U+000B: not in XML, dropped

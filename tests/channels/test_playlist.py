@@ -122,3 +122,79 @@ def test_a_quote_in_a_title_cannot_end_its_attribute():
     _, parsed = rendered(KODI, ChannelList.model_validate(document))
     first = entries(parsed)[0]
     assert first.attributes["tvg-name"] == "Первый 'демо', HD" and first.attributes["tvg-id"] == "perviy.demo"
+
+
+FORGED = 'Evil" catchup="append" catchup-source="https://evil.example/steal?" radio="true",Spoofed Name'
+SET_BY_CONFIGURATION = {"tvg-id", "tvg-name", "tvg-logo", "tvg-chno", "group-title"}
+
+
+def iptv_simple_attributes(line: str) -> dict[str, str]:
+    """Kodi IPTV Simple's reading of an #EXTINF line: its attributes end at the first comma after the line's last
+    quote; each marker (`name=`) is found where it first occurs there, quoted or not."""
+    last_quote = line.rfind('"')
+    info = line[: line.find(",", last_quote)]
+    found = {}
+    for name in ["tvg-id", "tvg-name", "tvg-logo", "tvg-chno", "group-title", "catchup", "catchup-source", "radio"]:
+        start = info.find(f"{name}=")
+        if start >= 0:
+            value = info[start + len(name) + 1 :]
+            found[name] = value[1 : value.find('"', 1)] if value.startswith('"') else value.split(" ")[0]
+    return found
+
+
+@pytest.mark.parametrize(
+    "title, logo",
+    [
+        (FORGED, None),
+        ("Evil radio=true catchup-source=https://evil.example/x", None),
+        ("Plain", "https://static.example/logo.png?radio=true&catchup-source=https://evil.example/x&w=1"),
+    ],
+    ids=["quotes", "unquoted-markers", "markers-in-a-logo-address"],
+)
+def test_no_player_reads_an_attribute_the_configuration_did_not_set(title, logo):
+    # Issue 28, finding 4: a title's quotes ended the attribute list early, and IPTV Simple took the forged ones.
+    document = demo_configuration().channel_list.model_dump(mode="json", exclude_none=True)
+    document["channels"][0]["title"] = title
+    document["channels"][0].pop("timeshift_url", None)
+    for stream in document["channels"][0]["streams"]:
+        stream["has_timeshift"] = False
+    if logo:
+        document["channels"][0]["logo_url"] = logo
+    text, parsed = rendered(KODI, ChannelList.model_validate(document))
+    line = next(line for line in text.splitlines() if 'tvg-id="perviy.demo"' in line)
+    assert set(iptv_simple_attributes(line)) <= SET_BY_CONFIGURATION
+    first = entries(parsed)[0]
+    assert set(first.attributes) <= SET_BY_CONFIGURATION and first.attributes["tvg-id"] == "perviy.demo"
+    assert "evil" not in first.url
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x9b"])
+def test_line_and_paragraph_separators_and_controls_are_refused_in_titles(separator):
+    from pydantic import ValidationError
+
+    document = demo_configuration().channel_list.model_dump(mode="json", exclude_none=True)
+    document["channels"][0]["title"] = f"Первый{separator}#EXTINF:-1,Подделка"
+    with pytest.raises(ValidationError, match=f"U\\+{ord(separator):04X}"):
+        ChannelList.model_validate(document)
+
+
+def test_user_agent_rules_cost_a_bounded_time_whatever_the_user_agent():
+    # Issue 28, finding 5: `^(a+)+$` was accepted, and each character of a User-Agent doubled the playlist's time.
+    import time
+
+    from ott.channels.validation import validate_configuration
+
+    document = demo_configuration().channel_list.model_dump(mode="json", exclude_none=True)
+    refused = ["^(a+)+$", r"^(\w+)\1$", "(a|aa)+$", "^.*.*.*x$"]
+    worst_accepted = "[a-z]*[a-z]*x$"  # two unbounded repeats, then a character the User-Agent lacks
+    for channel in document["channels"]:
+        for stream in channel["streams"]:
+            stream["user_agents"] = {"type": "INCLUDE", "regexp_list": [*refused, worst_accepted]}
+    valid = validate_configuration(document)
+    dropped = [warning for warning in valid.warnings if "regular expression dropped" in warning]
+    assert len(dropped) == len(refused) * sum(len(channel["streams"]) for channel in document["channels"])
+    kept = {tuple(s.user_agents.regexp_list) for c in valid.channel_list.channels for s in c.streams if s.user_agents}
+    assert kept == {(worst_accepted,)}
+    started = time.process_time()
+    text = playlist(valid.channel_list, Viewer(1, False, "a" * 100_000), GUIDE, "session-1", 7)
+    assert time.process_time() - started < 2.0 and text.startswith("#EXTM3U")

@@ -129,3 +129,25 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(aws, function, request_par
     assert reply["statusCode"] == status, reply["body"]
     assert reply["headers"]["Cache-Control"] == "no-store"
     assert body(invoke("channels/staff_versions", principal=ENGINEER))["current"] == 1
+
+
+# Issue 28, finding 1: a configuration nested past the parsers' bounds was a 500 (RecursionError), in YAML and JSON;
+# an M3U past the import's bounds is refused the same way.
+@pytest.mark.parametrize(
+    "text, file_format, problem",
+    [
+        ("[" * 400, "yaml", "nested more than 64 levels deep"),
+        ("[" * 1000 + "]" * 1000, "json", "nested more than 64 levels deep"),
+        ("title: t\nchannels: [" + "1," * 400_000 + "1]\n", "yaml", "more than 300,000 values"),
+        ("#EXTM3U\n" + "#EXTINF:-1,a\nhttp://o/a.ts\n" * 50_001, "m3u", "more than the 50,000 an import reads"),
+        ("#EXTM3U\n#EXTINF:-1 " + "a" * 70_000 + ",t\nhttp://o/a.ts\n", "m3u", "more than the 65,536 read"),
+    ],
+    ids=["yaml", "json", "values", "m3u-entries", "m3u-line"],
+)
+def test_files_past_the_parsers_bounds_are_invalid_not_a_server_error(aws, text, file_format, problem):
+    for check in ("true", "false"):
+        reply = load(text, f"channels.{file_format}", format=file_format, check=check)
+        assert reply["statusCode"] == 200
+        report = body(reply)
+        assert report["valid"] is False and len(report["problems"]) == 1 and problem in report["problems"][0]
+    assert body(invoke("channels/staff_versions", principal=ENGINEER)) == {"versions": []}

@@ -248,10 +248,11 @@ def test_text_refuses_characters_xml_cannot_carry(character):
     assert f"channels[0].title: character U+{ord(character):04X} is not allowed in text" in problems
 
 
-@pytest.mark.parametrize("character", ["\n", "\t", "\r"])
+@pytest.mark.parametrize("character", ["\n", "\t", "\r", "\u2028", "\u2029", "\x85", "\x9b"])
 def test_titles_are_one_line(character):
     assert problems_of(document(**{"categories.0.title": f"Ne{character}ws"})) == [
-        "categories[0].title: must be one line (no tab or line break)"
+        f"categories[0].title: must be one line of text: character U+{ord(character):04X} (a tab, line break or "
+        "control) is not"
     ]
 
 

@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 
 from local.template import TEMPLATE as TEMPLATE_FILE
 from tests.conftest import TEMPLATE
-from tests.fixtures.stack import start_stack
+from tests.fixtures.stack import SHARED_STACK_SETTINGS, start_stack
 
 PARALLEL = 50
 
@@ -82,15 +82,13 @@ def test_every_reply_carries_a_date_header(stack):
     assert requests.get(f"{stack.url}/nowhere", timeout=10).status_code == 404
 
 
-def test_known_info_over_http_in_xml(tmp_path):
-    # A stack of its own: knownInfo is limited per address, and on the shared stack every test is 127.0.0.1.
-    # The registry loads first: it answers before the other services are in.
-    stack = start_stack(tmp_path / "output.log", loaded=False)
-    try:
-        body = "<KnownInfo><contractorName>Новый</contractorName><parentTerritoryId>1</parentTerritoryId></KnownInfo>"
-        reply = requests.post(f"{stack.url}/registry/2/knownInfo.xml", data=body.encode(), timeout=10)
-    finally:
-        stack.stop()
+def test_known_info_over_http_in_xml(stack):
+    # knownInfo is limited per address: this test's caller has an address of its own (the shared stack believes
+    # X-Forwarded-For from loopback), where every other test is 127.0.0.1.
+    assert stack.trusts_forwarded_for
+    body = "<KnownInfo><contractorName>Новый</contractorName><parentTerritoryId>1</parentTerritoryId></KnownInfo>"
+    own = {"X-Forwarded-For": "198.51.100.201"}
+    reply = requests.post(f"{stack.url}/registry/2/knownInfo.xml", data=body.encode(), headers=own, timeout=60)
     assert reply.status_code == 201
     assert "<KnownInfoReceipt><id>" in reply.text
 
@@ -180,10 +178,9 @@ def test_nothing_of_dev_is_in_the_deployed_template():
     assert not any(route.path.startswith("/_dev") for f in TEMPLATE.functions() for route in f.routes)
 
 
-def test_concurrent_requests_never_get_a_server_error(tmp_path):
-    # A stack of its own, with room for 50 anonymous accounts: here every client is 127.0.0.1. The demo accounts
-    # load first: it answers before the other services are in.
-    stack = start_stack(tmp_path / "output.log", loaded=False, ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR="1000")
+def test_concurrent_requests_never_get_a_server_error(stack):
+    # The shared stack has room for 50 anonymous accounts from 127.0.0.1 (tests.fixtures.stack.SHARED_STACK_SETTINGS).
+    assert int(SHARED_STACK_SETTINGS["ANONYMOUS_ACCOUNTS_PER_IP_PER_HOUR"]) >= 1000
     form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
 
     def grant(_: int) -> requests.Response:
@@ -199,15 +196,12 @@ def test_concurrent_requests_never_get_a_server_error(tmp_path):
         fields = {**form, "grant_type": "refresh_token", "refresh_token": issued["refresh_token"]}
         return requests.post(f"{stack.url}/auth/2/token", data=fields, timeout=60)
 
-    try:
-        with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-            grants = list(pool.map(grant, range(PARALLEL)))
-            issued = [reply.json() for reply in grants if reply.status_code == 200]
-            own_trees = [pool.submit(patch, token["access_token"], 7) for token in issued]
-            one_tree = [pool.submit(patch, issued[0]["access_token"], volume) for volume in range(PARALLEL)]
-            refreshes = [pool.submit(refresh, token) for token in issued]
-            replies = [*grants, *(future.result() for future in [*own_trees, *one_tree, *refreshes])]
-    finally:
-        stack.stop()
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        grants = list(pool.map(grant, range(PARALLEL)))
+        issued = [reply.json() for reply in grants if reply.status_code == 200]
+        own_trees = [pool.submit(patch, token["access_token"], 7) for token in issued]
+        one_tree = [pool.submit(patch, issued[0]["access_token"], volume) for volume in range(PARALLEL)]
+        refreshes = [pool.submit(refresh, token) for token in issued]
+        replies = [*grants, *(future.result() for future in [*own_trees, *one_tree, *refreshes])]
     assert len(issued) == PARALLEL
     assert [reply.status_code for reply in replies if reply.status_code >= 500] == []

@@ -120,7 +120,7 @@ def test_an_unknown_item_is_404_with_an_error_body(stack):
 
 
 def test_the_content_systems_event_queues_an_item(stack):
-    """A message on the intake queue (docs/niche-content-data.md), polled as Lambda's event source mapping
+    """A message on the intake queue (docs/nichecontent.md), polled as Lambda's event source mapping
     would, puts the item at the end of the list; the same message again changes nothing."""
     endpoint = json.loads(local_stack_file(stack.url.rsplit(":", 1)[1]).read_text(encoding="utf-8"))["endpoint"]
     sqs = boto3.client(

@@ -1,5 +1,5 @@
 """How items enter the niche-content queue (issue 10): the operator's file, validated whole with every
-problem listed, and the content system's event (docs/niche-content-data.md)."""
+problem listed, and the content system's event (docs/nichecontent.md)."""
 
 import json
 

@@ -3,12 +3,12 @@ Cache-Control lets a shared cache keep it, keyed by the URL and Accept-Language 
 CloudFront forwards only as part of the key). So every reply a shared cache may keep must be the same for every
 caller who sends that URL and language, whatever its address or token, and vary by nothing else.
 
-Every route of the template is asked, through a local stack that believes X-Forwarded-For from loopback (as the
-deployed API believes CloudFront's), by two callers on different networks of the demo registry, without a token
-and with one; a guide route also by zone (`t`), public, as well as by address, private."""
+Every route of the template is asked, through the shared local stack, which believes X-Forwarded-For from loopback
+(as the deployed API believes CloudFront's: tests.fixtures.stack.SHARED_STACK_SETTINGS), by two callers on
+different networks of the demo registry, without a token and with one; a guide route also by zone (`t`), public,
+as well as by address, private."""
 
 import json
-from collections.abc import Iterator
 
 import pytest
 import requests
@@ -16,7 +16,7 @@ import requests
 from local.invoke import sample_event
 from local.template import Route, Template
 from ott.http.caching import edge_cacheable
-from tests.fixtures.stack import RunningStack, start_stack
+from tests.fixtures.stack import RunningStack
 
 pytestmark = pytest.mark.local
 
@@ -27,14 +27,19 @@ SHARED_VARY = {"accept-language", "accept-encoding"}  # what the edge's key hold
 
 
 @pytest.fixture(scope="module")
-def proxied(tmp_path_factory) -> Iterator[RunningStack]:
-    running = start_stack(tmp_path_factory.mktemp("edge") / "output.log", TRUSTED_PROXIES="127.0.0.1/32")
-    yield running
-    running.stop()
+def proxied(stack) -> RunningStack:
+    """The worker's stack, which believes X-Forwarded-For from loopback."""
+    assert stack.trusts_forwarded_for
+    return stack
 
 
 def routes() -> list[tuple[str, Route]]:
-    return [(function.module.split(".")[1], route) for function in Template().functions() for route in function.routes]
+    """Each route with its function's folder under functions/ (<service>/<method>: its sample event's path)."""
+    return [
+        ("/".join(function.module.split(".")[1:3]), route)
+        for function in Template().functions()
+        for route in function.routes
+    ]
 
 
 def requests_of(folder: str, route: Route) -> list[dict]:

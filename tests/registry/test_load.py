@@ -77,7 +77,7 @@ def test_a_reload_replaces_what_the_table_held(aws, dynamodb, tmp_path):
     assert main([str(smaller), "--table", "RegistryTable", "--audit-table", "AuditTable"]) == 0
 
     def served(function, **query):
-        return json.loads(invoke(function, path=f"/registry/2/{function.split('_', 1)[1]}.json", query=query)["body"])
+        return json.loads(invoke(function, path=f"/registry/2/{function.split('/')[1]}.json", query=query)["body"])
 
     assert served("registry/hub_isolations")["hubIsolations"] == []
     cidrs = {p["CIDR"] for c in (1, 2) for p in served("registry/prefixes", contractor=str(c))["prefixes"]}

@@ -6,6 +6,7 @@ import importlib
 import json
 import time
 
+import pytest
 import requests
 import yaml
 
@@ -200,3 +201,91 @@ def test_a_load_whose_function_died_is_taken_over_by_the_events_redelivery(regis
     mark_loading(started["load"]["loadId"], 60)
     run_load(event)
     assert len(audit_log().entries(Area.REGISTRY, 10).entries) == 1
+
+
+# Issue 28, findings 1 and 2: files nested past the parsers' bounds, or holding more values than the function can
+# build within its time and memory, are reported invalid (their bound named), never a 500 or a stalled function.
+NESTED_AND_HUGE = {
+    "flow lists 400 deep": ("[" * 400, "registry.yaml", "nested more than 64 levels deep"),
+    "JSON 1,000 deep": ("[" * 1000 + "]" * 1000, "registry.json", "nested more than 64 levels deep"),
+    "JSON 100,000 deep": ("[" * 100_000, "registry.json", "nested more than 64 levels deep"),
+    "block mappings 1,000 deep": (
+        "".join(" " * i + "a:\n" for i in range(1000)) + " " * 1000 + "b\n",
+        "registry.yaml",
+        "nested more than 64 levels deep",
+    ),
+    "a 3.8 MB flow list": ("territories: [" + "1," * 1_900_000 + "1]\n", "registry.yaml", "more than 300,000 values"),
+    "a 3.8 MB JSON list": ('{"territories": [' + "1," * 1_900_000 + "1]}", "registry.json", "more than 300,000 values"),
+}
+
+
+@pytest.mark.parametrize("text, source, problem", NESTED_AND_HUGE.values(), ids=NESTED_AND_HUGE.keys())
+def test_nested_and_oversized_files_are_invalid_with_their_bound_named(aws, text, source, problem):
+    reply = check(text, source)
+    assert reply["statusCode"] == 200
+    report = json.loads(reply["body"])
+    assert report["valid"] is False and len(report["problems"]) == 1 and problem in report["problems"][0]
+    assert len(reply["body"]) < 2000
+
+
+def upload_status(load_id: str) -> dict:
+    return json.loads(status(load_id)["body"])
+
+
+def test_a_nested_upload_is_invalid_on_its_first_delivery_and_not_retried(registry):
+    # Issue 28, finding 1: the load stayed `waiting` and the message was retried until dead-lettered.
+    started = json.loads(begin()["body"])
+    post(started["form"], b"[" * 400)
+    assert run_load(uploaded_event()[0]) == {"batchItemFailures": []}
+    report = upload_status(started["load"]["loadId"])
+    assert report["status"] == "invalid"
+    assert report["problems"] == ["registry.yaml: line 1: nested more than 64 levels deep"]
+
+
+def test_an_event_naming_a_missing_object_ends_its_load_invalid(registry):
+    started = json.loads(begin()["body"])
+    post(started["form"], changed_registry("Москва-Сити"))
+    [event] = uploaded_event()
+    client("s3").delete_object(Bucket=TEMPLATE.physical_name("RegistryUploadBucket"), Key=started["form"]["key"])
+    assert run_load(event) == {"batchItemFailures": []}
+    report = upload_status(started["load"]["loadId"])
+    assert report["status"] == "invalid" and "no such upload" in report["problems"][0]
+
+
+def test_a_load_is_claimed_only_by_its_own_objects_event_in_its_own_bucket(registry):
+    # Issue 28, finding 8: any message naming the load's id claimed it, from whatever bucket.
+    started = json.loads(begin()["body"])
+    load_id = started["load"]["loadId"]
+    post(started["form"], changed_registry("Москва-Сити"))
+    [event] = uploaded_event()
+    for field, value in (("key", f"registry/{load_id}-other.yaml"), ("bucket", "someone-elses-bucket")):
+        forged = json.loads(event)
+        s3 = forged["Records"][0]["s3"]
+        s3["object" if field == "key" else "bucket"]["key" if field == "key" else "name"] = value
+        assert run_load(json.dumps(forged)) == {"batchItemFailures": []}
+        assert upload_status(load_id)["status"] == "waiting"
+    run_load(event)
+    assert upload_status(load_id)["status"] == "loaded"
+
+
+def test_a_form_posted_twice_loads_its_first_file_once_and_keeps_it(registry):
+    # Issue 28, finding 8: the second post of a form overwrote the loaded file and could be claimed again.
+    started = json.loads(begin()["body"])
+    load_id, key = started["load"]["loadId"], started["form"]["key"]
+    first = changed_registry("Москва-Сити")
+    post(started["form"], first)
+    run_load(uploaded_event()[0])
+    loaded = upload_status(load_id)
+    assert loaded["status"] == "loaded"
+    post(started["form"], changed_registry("Подделка"))
+    [again] = uploaded_event()
+    assert run_load(again) == {"batchItemFailures": []}
+    assert upload_status(load_id) == loaded and len(audit_log().entries(Area.REGISTRY, 10).entries) == 1
+    served = json.loads(
+        invoke("registry/territories", path="/registry/2/territories.json", query={"id": "3"}, principal=None)["body"]
+    )
+    assert served["territories"][0]["name"] == "Москва-Сити"
+    bucket = TEMPLATE.physical_name("RegistryUploadBucket")
+    versions = client("s3").list_object_versions(Bucket=bucket, Prefix=key)["Versions"]
+    kept = [client("s3").get_object(Bucket=bucket, Key=key, VersionId=v["VersionId"])["Body"].read() for v in versions]
+    assert first in kept and len(kept) == 2

@@ -1,7 +1,25 @@
-"""template.yaml as CloudFormation and SAM expand it (issue 17): `Fn::ForEach` expanded as cfn-lint (what
-`make lint` checks the template with) expands it, the Globals merged by SAM's rules, and every function with
-the routes, environment and permissions it had before the template was written by service."""
+"""template.yaml as CloudFormation and SAM expand it: `Fn::ForEach` expanded as cfn-lint (what `make lint` checks
+the template with) expands it, the Globals merged by SAM's rules; then what the expanded template must do, checked
+against the code rather than restated: every function's permissions reach exactly the resources its code is told of,
+every route and every function folder is deployed, every function has its log group and alarms, every service its
+5xx alarm.
 
+How a function's reach is derived (no table of functions to keep in step): a function finds its resources only
+through its environment (settings models read variables by alias, `ott.config`). So
+- every variable a function is given, other than the Globals' and its service's name, is one that its handler's
+  code reads: an alias of a settings field in the handler or in an `ott` module it imports, transitively;
+- every resource a policy grants on is one its environment names, or the bucket whose uploads its queue announces
+  (nothing else), but for the actions that have no
+  resource to scope to (task tokens, SMS to a number), granted on "*" and nothing more;
+- every table, queue, bucket, secret or state machine its environment names has a grant (the code can reach it),
+  but what NAMED_NOT_CALLED lists (a shared settings model names more than some of its functions call);
+- every action is of the service of the resource it is granted on (dynamodb on tables, s3 on buckets...).
+Which DynamoDB actions a function needs is not derived: every store goes through one adapter
+(ott/storage/dynamo.py), so the code's text cannot tell them apart; the template's comments give the reasons."""
+
+import ast
+import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,447 +28,39 @@ from cfnlint.template.transforms._language_extensions import language_extension
 
 from local.template import REGION, Template, expand_language_extensions, load
 
+ROOT = Path(__file__).resolve().parents[2]
+LAYER = ROOT / "layers" / "shared"
 DOCUMENT = load()
 TEMPLATE = Template(DOCUMENT)
-# Every function's variables: the Globals' and its service's name (test_template_operations.py checks that one).
+FUNCTIONS = TEMPLATE.of_type("AWS::Serverless::Function")
+# Every function's variables: the Globals' and its service's name (test_operations.py checks that one).
 SHARED_VARIABLES = {*DOCUMENT["Globals"]["Function"]["Environment"]["Variables"], "POWERTOOLS_SERVICE_NAME"}
-
-# What each of the guide's read methods and of the registry's lists is given.
-GUIDE_READER = (
-    {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays", "REGISTRY_TABLE": "RegistryTable"},
-    {
-        "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-        "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-    },
-)
-REGISTRY_LIST = (
-    {"REGISTRY_TABLE": "RegistryTable"},
-    {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query"},
-)
-# What a function that records staff changes is given: the audit trail and how long it keeps an entry.
-GUIDE_TABLE = {"GUIDE_TABLE": "GuideTable", "GUIDE_RETENTION_DAYS": "GuideRetentionDays"}  # the guide's staff
-AUDITED = {"AUDIT_TABLE": "AuditTable", "AUDIT_RETENTION_DAYS": "AuditRetentionDays"}
-REGISTRY_REPORTS = {"REGISTRY_TABLE": "RegistryTable", "REGISTRY_REPORTS_TABLE": "RegistryReportsTable"}
-# Each function's routes, its environment but the Globals' and POWERTOOLS_SERVICE_NAME (by the logical id or
-# parameter it names), and what its policies allow, by resource: as they were before the template moved to
-# Fn::ForEach and Globals. A change to any of them shows here, in the open.
-FUNCTIONS = {
-    "ConsoleAuditFunction": (["GET /staff/audit.json"], AUDITED, {"AuditTable": "dynamodb:Query"}),
-    "ConsoleFilesFunction": (
-        ["GET /console", "GET /console/{file+}"],
-        {
-            "CONSOLE_CLIENT_ID": "ConsoleClientId",
-            "CONSOLE_UPLOAD_BUCKETS": "${RegistryUploadBucket},${GuideInboxBucket}",
-        },
-        {},
-    ),
-    "ConsoleMeFunction": (["GET /staff/me.json"], {}, {}),
-    "AuthAccountDataFunction": (
-        ["GET /auth/2/account/data"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:GetItem"},
-    ),
-    "AuthAccountDataPatchFunction": (
-        ["PATCH /auth/2/account/data"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:GetItem dynamodb:PutItem"},
-    ),
-    "AuthAccountFunction": (
-        ["GET /auth/2/account"],
-        {
-            "AUTH_TABLE": "AuthTable",
-            "AUTH_KEYS_SECRET": "AuthKeysSecret",
-            "PANEL_RUID_GENERATION_DISABLED": "PanelRuidGenerationDisabled",
-        },
-        {"AuthTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthKeysSecret": "secretsmanager:GetSecretValue"},
-    ),
-    "AuthAuthorizeFunction": (
-        ["GET /auth/2/authorize", "POST /auth/2/authorize"],
-        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
-        {
-            "AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "AuthKeysSecret": "secretsmanager:GetSecretValue",
-        },
-    ),
-    "AuthBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
-    "AuthDeviceCodeFunction": (
-        ["POST /auth/2/device_code"],
-        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
-        {
-            "AuthTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "AuthKeysSecret": "secretsmanager:GetSecretValue",
-        },
-    ),
-    "AuthDeviceAuthorizationFunction": (
-        ["POST /auth/2/device_authorization"],
-        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
-        {
-            "AuthTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "AuthKeysSecret": "secretsmanager:GetSecretValue",
-        },
-    ),
-    "AuthDeviceVerificationFunction": (
-        ["GET /auth/2/device", "POST /auth/2/device"],
-        {"AUTH_TABLE": "AuthTable", "AUTH_KEYS_SECRET": "AuthKeysSecret"},
-        {
-            "AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "AuthKeysSecret": "secretsmanager:GetSecretValue",
-        },
-    ),
-    "AuthIntrospectFunction": (
-        ["POST /auth/2/introspect"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:BatchGetItem"},
-    ),
-    "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
-    "AuthPlaylistLinkFunction": (
-        ["POST /auth/2/playlist_link"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"},
-    ),
-    "AuthPlaylistLinkDeleteFunction": (
-        ["DELETE /auth/2/playlist_link"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
-    ),
-    "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
-    "AuthRevokeFunction": (
-        ["POST /auth/2/revoke"],
-        {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
-    ),
-    "AuthTokenFunction": (
-        ["POST /auth/2/token"],
-        {"AUTH_TABLE": "AuthTable"},
-        {
-            "AuthTable": "dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem "
-            "dynamodb:PutItem dynamodb:UpdateItem"
-        },
-    ),
-    "ChannelsListFunction": (
-        ["GET /channels"],
-        {"CHANNELS_TABLE": "ChannelsTable", "CHANNELS_API_KEY_IDS": "StreamAuthorizationApiKey"},
-        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
-    ),
-    "ChannelsPlaylistFunction": (
-        ["GET /channels/playlist.m3u"],
-        {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
-        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthTable": "dynamodb:UpdateItem"},
-    ),
-    "ChannelsStaffDiffFunction": (
-        ["GET /staff/channels/diff.json"],
-        {"CHANNELS_TABLE": "ChannelsTable"},
-        {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:Query"},
-    ),
-    "ChannelsStaffLoadFunction": (
-        ["POST /staff/channels/load.json"],
-        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
-        {
-            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
-            "dynamodb:Query dynamodb:UpdateItem",
-            "AuditTable": "dynamodb:PutItem",
-        },
-    ),
-    "ChannelsStaffRollbackFunction": (
-        ["POST /staff/channels/rollback.json"],
-        {"CHANNELS_TABLE": "ChannelsTable", **AUDITED},
-        {
-            "ChannelsTable": "dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query",
-            "AuditTable": "dynamodb:PutItem",
-        },
-    ),
-    "ChannelsStaffVersionsFunction": (
-        ["GET /staff/channels/versions.json"],
-        {"CHANNELS_TABLE": "ChannelsTable"},
-        {"ChannelsTable": "dynamodb:GetItem dynamodb:Query"},
-    ),
-    "GuideChannelFunction": (["GET /tvguide/2/channel.json", "GET /tvguide/2/channel.xml"], *GUIDE_READER),
-    "GuideChannelsFunction": (["GET /tvguide/2/channels.json", "GET /tvguide/2/channels.xml"], *GUIDE_READER),
-    "GuideIdbytitleFunction": (["GET /tvguide/2/idbytitle.json", "GET /tvguide/2/idbytitle.xml"], *GUIDE_READER),
-    "GuideIdbytitlePostFunction": (["POST /tvguide/2/idbytitle.json", "POST /tvguide/2/idbytitle.xml"], *GUIDE_READER),
-    "GuideImportFunction": (
-        [],
-        {
-            "GUIDE_TABLE": "GuideTable",
-            "GUIDE_RETENTION_DAYS": "GuideRetentionDays",
-            "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue",
-        },
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:GetItem "
-            "dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem",  # DeleteItem: the import's lease put back
-            "${GuideInboxBucket.Arn}/*": "s3:GetObject",
-            "GuideExportQueue": "sqs:SendMessage",
-        },
-    ),
-    "GuideExportFunction": (
-        [],
-        {**GUIDE_TABLE, "GUIDE_EXPORT_BUCKET": "GuideExportBucket"},
-        {
-            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query",
-            "${GuideExportBucket.Arn}/xmltv/*": "s3:AbortMultipartUpload s3:DeleteObject s3:PutObject",
-        },
-    ),
-    "GuideScheduleFunction": (["GET /tvguide/2/schedule.json", "GET /tvguide/2/schedule.xml"], *GUIDE_READER),
-    "GuideStaffConfigurationFunction": (
-        ["GET /staff/guide/configuration.json"],
-        GUIDE_TABLE,
-        {"GuideTable": "dynamodb:GetItem"},
-    ),
-    "GuideStaffConfigurationSaveFunction": (
-        ["POST /staff/guide/configuration.json"],
-        {**GUIDE_TABLE, **AUDITED, "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue"},
-        {
-            "GuideTable": "dynamodb:GetItem dynamodb:PutItem",
-            "AuditTable": "dynamodb:PutItem",
-            "GuideExportQueue": "sqs:SendMessage",
-        },
-    ),
-    "GuideStaffCreateZoneFunction": (
-        ["POST /staff/guide/create-zone.json"],
-        {**GUIDE_TABLE, **AUDITED, "GUIDE_EXPORT_QUEUE_URL": "GuideExportQueue"},
-        {
-            "GuideTable": "dynamodb:GetItem dynamodb:PutItem",
-            "AuditTable": "dynamodb:PutItem",
-            "GuideExportQueue": "sqs:SendMessage",
-        },
-    ),
-    "GuideStaffGridFunction": (
-        ["GET /staff/guide/grid.json"],
-        GUIDE_TABLE,
-        {"GuideTable": "dynamodb:BatchGetItem dynamodb:Query"},
-    ),
-    "GuideStaffImportsFunction": (["GET /staff/guide/imports.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
-    "GuideStaffReportFunction": (["GET /staff/guide/report.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:GetItem"}),
-    "GuideStaffUploadFunction": (
-        ["POST /staff/guide/upload.json"],
-        {**GUIDE_TABLE, "GUIDE_INBOX_BUCKET": "GuideInboxBucket", **AUDITED},
-        {
-            "GuideTable": "dynamodb:GetItem",
-            "${GuideInboxBucket.Arn}/*": "s3:PutObject",
-            "AuditTable": "dynamodb:PutItem",
-        },
-    ),
-    "GuideStaffZonesFunction": (["GET /staff/guide/zones.json"], GUIDE_TABLE, {"GuideTable": "dynamodb:Query"}),
-    "GuideTelecastInfoFunction": (
-        ["GET /tvguide/2/telecastInfo.json", "GET /tvguide/2/telecastInfo.xml"],
-        *GUIDE_READER,
-    ),
-    "GuideTvshowsFunction": (["GET /tvguide/2/tvshows.json", "GET /tvguide/2/tvshows.xml"], *GUIDE_READER),
-    "GuideXmltvFunction": (
-        ["GET /tvguide/2/xmltv.xml"],
-        {**GUIDE_READER[0], "GUIDE_EXPORT_BUCKET": "GuideExportBucket"},
-        {
-            **GUIDE_READER[1],
-            "${GuideExportBucket.Arn}/xmltv/*": "s3:GetObject",
-            "GuideExportBucket": "s3:ListBucket",
-        },
-    ),
-    "LauncherClickConsumerFunction": (
-        [],
-        {"LAUNCHER_TABLE": "LauncherTable"},
-        {"LauncherTable": "dynamodb:PutItem dynamodb:UpdateItem"},
-    ),
-    "LauncherPosterFunction": (
-        ["GET /launcher/1/poster.json", "GET /launcher/1/poster.xml"],
-        {"LAUNCHER_TABLE": "LauncherTable", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "LauncherPostersFunction": (
-        ["GET /launcher/1/posters.json", "GET /launcher/1/posters.xml"],
-        {"LAUNCHER_TABLE": "LauncherTable", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "LauncherSnapshotFunction": (
-        [],
-        {"LAUNCHER_TABLE": "LauncherTable"},
-        {"LauncherTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem"},
-    ),
-    "LauncherStaffDailyFunction": (
-        ["GET /staff/launcher/daily.json"],
-        {"LAUNCHER_TABLE": "LauncherTable"},
-        {"LauncherTable": "dynamodb:Query"},
-    ),
-    "LauncherStaffDecideFunction": (
-        ["POST /staff/launcher/decisions.json"],
-        {"LAUNCHER_TABLE": "LauncherTable", **AUDITED},
-        {
-            "LauncherTable": "dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem "
-            "dynamodb:Query dynamodb:UpdateItem",
-            "AuditTable": "dynamodb:PutItem",
-        },
-    ),
-    "LauncherStaffModerationFunction": (
-        ["GET /staff/launcher/moderation.json"],
-        {"LAUNCHER_TABLE": "LauncherTable"},
-        {"LauncherTable": "dynamodb:GetItem"},
-    ),
-    "LauncherStaffPostersFunction": (
-        ["GET /staff/launcher/posters.json"],
-        {"LAUNCHER_TABLE": "LauncherTable", "REGISTRY_TABLE": "RegistryTable"},
-        {
-            "LauncherTable": "dynamodb:BatchGetItem dynamodb:Query",
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-        },
-    ),
-    "NicheContentStaffItemFunction": (
-        ["GET /staff/niche-content/item.json"],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
-        {"NicheContentTable": "dynamodb:GetItem"},
-    ),
-    "NicheContentStaffQueueFunction": (
-        ["GET /staff/niche-content/queue.json"],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
-        {"NicheContentTable": "dynamodb:Query", "${NicheContentTable.Arn}/index/attention": "dynamodb:Query"},
-    ),
-    "NicheContentStaffRetryFunction": (
-        ["POST /staff/niche-content/retry.json"],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable", **AUDITED},
-        {
-            "NicheContentTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "AuditTable": "dynamodb:PutItem",
-        },
-    ),
-    "NicheContentIntakeFunction": (
-        [],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
-        {"NicheContentTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"},
-    ),
-    "NicheContentListFunction": (
-        ["GET /1/niche-content/list.json"],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable", "NICHE_CONTENT_API_KEY_IDS": "EncoderApiKey"},
-        {"NicheContentTable": "dynamodb:Query"},
-    ),
-    "NicheContentSweeperFunction": (
-        [],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable"},
-        {
-            "NicheContentTable": "dynamodb:PutItem dynamodb:UpdateItem",
-            "${NicheContentTable.Arn}/index/attention": "dynamodb:Query",
-        },
-    ),
-    "NicheContentUpdateStatusFunction": (
-        ["POST /1/niche-content/updateStatus.json"],
-        {"NICHE_CONTENT_TABLE": "NicheContentTable", "NICHE_CONTENT_API_KEY_IDS": "EncoderApiKey"},
-        {"NicheContentTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"},
-    ),
-    "PhoneChannelWorkerFunction": (
-        [],
-        {
-            "PHONE_TABLE": "PhoneTable",
-            "AUTH_TABLE": "AuthTable",
-            "STATE_MACHINE_ARN": "PhoneConfirmationStateMachine",
-            "PHONE_KEYS_SECRET": "PhoneKeysSecret",
-            "PHONE_PROVIDERS": "PhoneProviders",
-            "PHONE_PROVIDERS_SECRET": "PhoneProvidersSecret",
-            "SMSRU_BASE_URL": "SmsRuBaseUrl",
-            "SIM_PUSH_ENDPOINT": "SimPushEndpoint",
-        },
-        {
-            "PhoneTable": "dynamodb:GetItem dynamodb:PutItem",
-            "AuthTable": "dynamodb:PutItem",
-            "PhoneKeysSecret": "secretsmanager:GetSecretValue",
-            "PhoneProvidersSecret": "secretsmanager:GetSecretValue",
-            "*": "sns:Publish states:SendTaskFailure states:SendTaskSuccess",
-        },
-    ),
-    "PhoneCheckCodeFunction": (
-        ["POST /phoneconfirm/2/checkCode"],
-        {
-            "PHONE_TABLE": "PhoneTable",
-            "AUTH_TABLE": "AuthTable",
-            "STATE_MACHINE_ARN": "PhoneConfirmationStateMachine",
-            "PHONE_KEYS_SECRET": "PhoneKeysSecret",
-        },
-        {
-            "PhoneTable": "dynamodb:GetItem dynamodb:PutItem",
-            "AuthTable": "dynamodb:PutItem",
-            "PhoneKeysSecret": "secretsmanager:GetSecretValue",
-            "*": "states:SendTaskSuccess",
-        },
-    ),
-    "PhoneConfirmFunction": (
-        ["POST /phoneconfirm/2/confirm"],
-        {
-            "PHONE_TABLE": "PhoneTable",
-            "AUTH_TABLE": "AuthTable",
-            "STATE_MACHINE_ARN": "PhoneConfirmationStateMachine",
-            "PHONE_KEYS_SECRET": "PhoneKeysSecret",
-        },
-        {
-            "PhoneTable": "dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem",
-            "PhoneConfirmationStateMachine": "states:StartExecution",
-            "*": "states:SendTaskSuccess",
-        },
-    ),
-    "PhoneVerifyFunction": (
-        ["POST /phoneconfirm/2/verify"],
-        {
-            "PHONE_TABLE": "PhoneTable",
-            "AUTH_TABLE": "AuthTable",
-            "STATE_MACHINE_ARN": "PhoneConfirmationStateMachine",
-            "PHONE_KEYS_SECRET": "PhoneKeysSecret",
-        },
-        {"PhoneTable": "dynamodb:GetItem dynamodb:PutItem", "*": "states:SendTaskSuccess"},
-    ),
-    "RegistryAreasFunction": (["GET /registry/2/areas.json", "GET /registry/2/areas.xml"], *REGISTRY_LIST),
-    "RegistryContractorsFunction": (
-        ["GET /registry/2/contractors.json", "GET /registry/2/contractors.xml"],
-        *REGISTRY_LIST,
-    ),
-    "RegistryHubIsolationsFunction": (
-        ["GET /registry/2/hubIsolations.json", "GET /registry/2/hubIsolations.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:GetItem dynamodb:Query"},
-    ),
-    "RegistryHubsFunction": (["GET /registry/2/hubs.json", "GET /registry/2/hubs.xml"], *REGISTRY_LIST),
-    "RegistryKnownInfoFunction": (
-        ["POST /registry/2/knownInfo.json", "POST /registry/2/knownInfo.xml"],
-        {"REGISTRY_TABLE": "RegistryTable", "REGISTRY_REPORTS_TABLE": "RegistryReportsTable"},
-        {
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
-            "RegistryReportsTable": "dynamodb:PutItem dynamodb:UpdateItem",
-        },
-    ),
-    "RegistryNotImplementedFunction": (["ANY /registry/2/{proxy+}"], {}, {}),
-    "RegistryPrefixesFunction": (["GET /registry/2/prefixes.json", "GET /registry/2/prefixes.xml"], *REGISTRY_LIST),
-    "RegistryStaffCheckFunction": (["POST /staff/registry/check.json"], {}, {}),
-    "RegistryStaffUploadFunction": (
-        ["POST /staff/registry/upload.json"],
-        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket"},
-        {"RegistryReportsTable": "dynamodb:PutItem", "${RegistryUploadBucket.Arn}/registry/*": "s3:PutObject"},
-    ),
-    "RegistryStaffLoadFunction": (
-        ["GET /staff/registry/load.json"],
-        REGISTRY_REPORTS,
-        {"RegistryReportsTable": "dynamodb:GetItem"},
-    ),
-    "RegistryLoadFunction": (
-        [],
-        {**REGISTRY_REPORTS, "REGISTRY_UPLOAD_BUCKET": "RegistryUploadBucket", **AUDITED},
-        {
-            "RegistryTable": "dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:GetItem dynamodb:PutItem "
-            "dynamodb:Query dynamodb:UpdateItem",
-            "RegistryReportsTable": "dynamodb:UpdateItem",
-            "AuditTable": "dynamodb:PutItem",
-            "${RegistryUploadBucket.Arn}/registry/*": "s3:GetObject",
-        },
-    ),
-    "RegistryTerritoriesFunction": (
-        ["GET /registry/2/territories.json", "GET /registry/2/territories.xml"],
-        *REGISTRY_LIST,
-    ),
-    "RegistryWhereAmIFunction": (
-        ["GET /registry/2/whereami.json", "GET /registry/2/whereami.xml"],
-        {"REGISTRY_TABLE": "RegistryTable"},
-        {"RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
-    ),
+# Actions with no resource to scope to: a task token is not an ARN, an SMS goes to a phone number.
+UNSCOPED_ACTIONS = {"states:SendTaskSuccess", "states:SendTaskFailure", "sns:Publish"}
+# The service whose actions each kind of resource takes.
+SERVICE_OF = {
+    "AWS::DynamoDB::Table": "dynamodb",
+    "AWS::SQS::Queue": "sqs",
+    "AWS::S3::Bucket": "s3",
+    "AWS::SecretsManager::Secret": "secretsmanager",
+    "AWS::Serverless::StateMachine": "states",
 }
+# Named in the environment for another purpose than a call: the console's page lists the upload buckets' origins;
+# the phone service's one settings model (and the registry's store settings) name resources some of their
+# functions never call, and those functions may not act on them.
+NAMED_NOT_CALLED = {
+    ("ConsoleFilesFunction", "CONSOLE_UPLOAD_BUCKETS"),
+    ("PhoneChannelWorkerFunction", "STATE_MACHINE_ARN"),
+    ("PhoneCheckCodeFunction", "STATE_MACHINE_ARN"),
+    ("PhoneConfirmFunction", "AUTH_TABLE"),
+    ("PhoneConfirmFunction", "PHONE_KEYS_SECRET"),
+    ("PhoneVerifyFunction", "AUTH_TABLE"),
+    ("PhoneVerifyFunction", "STATE_MACHINE_ARN"),
+    ("PhoneVerifyFunction", "PHONE_KEYS_SECRET"),
+    ("RegistryStaffLoadFunction", "REGISTRY_TABLE"),
+    ("RegistryStaffUploadFunction", "REGISTRY_TABLE"),
+}
+ALIAS = re.compile(r"""alias=["']([A-Z][A-Z0-9_]*)["']""")
 
 
 def cfn_lint_expansion(document: dict[str, Any]) -> dict[str, Any]:
@@ -616,24 +226,157 @@ def test_every_function_runs_the_global_handler_but_the_authorizers():
     assert set(handlers.values()) == {"lambda_handler"}
 
 
-def test_no_function_came_or_went():
-    assert {function.logical_id for function in TEMPLATE.functions()} == set(FUNCTIONS)
+def module_file(name: str) -> Path | None:
+    for base in (LAYER, ROOT):
+        path = base.joinpath(*name.split("."))
+        for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def imported(path: Path) -> set[str]:
+    """The `ott` modules a file imports (`from ott.a import b` may import the module ott.a.b)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in names if name.split(".")[0] == "ott"}
+
+
+def variables_read(handler: Path) -> set[str]:
+    """Every settings alias in the handler and in the `ott` modules it reaches through its imports (and their
+    packages' __init__). An upper bound of what the code may read, so a variable outside it is read by nothing."""
+    seen: set[Path] = set()
+    todo = [handler]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in imported(path):
+            parts = name.split(".")
+            for depth in range(1, len(parts) + 1):
+                found = module_file(".".join(parts[:depth]))
+                if found is not None:
+                    todo.append(found)
+    return {alias for path in seen for alias in ALIAS.findall(path.read_text())}
+
+
+def handler_file(properties: dict[str, Any]) -> Path:
+    module = properties["Handler"].rsplit(".", 1)[0]
+    return ROOT / properties["CodeUri"] / f"{module}.py"
+
+
+def resources_named(value: Any) -> set[str]:
+    """The logical ids of the template's resources a value names: `!Ref X`, `!GetAtt X.Arn`, `!Sub "${X...}"`."""
+    if isinstance(value, str):
+        return set()
+    if "Ref" in value:
+        return {value["Ref"]} & set(TEMPLATE.resources)
+    if "Fn::GetAtt" in value:
+        return {value["Fn::GetAtt"][0]}
+    text = value["Fn::Sub"] if isinstance(value["Fn::Sub"], str) else value["Fn::Sub"][0]
+    return {name.split(".")[0] for name in re.findall(r"\$\{([\w.:]+)\}", text)} & set(TEMPLATE.resources)
+
+
+def announcing(properties: dict[str, Any]) -> set[str]:
+    """The buckets whose uploads reach the function: it reads the object an S3 event on its queue names."""
+    queues = {
+        event["Properties"]["Queue"]["Fn::GetAtt"][0]
+        for event in properties.get("Events", {}).values()
+        if event["Type"] == "SQS"
+    }
+    return {
+        name
+        for name, spec in TEMPLATE.of_type("AWS::S3::Bucket").items()
+        for target in spec["Properties"].get("NotificationConfiguration", {}).get("QueueConfigurations", [])
+        if target["Queue"]["Fn::GetAtt"][0] in queues
+    }
+
+
+def statements(properties: dict[str, Any]) -> list[dict[str, Any]]:
+    return [statement for policy in properties.get("Policies", []) for statement in policy["Statement"]]
+
+
+def own_variables(properties: dict[str, Any]) -> dict[str, Any]:
+    variables = properties["Environment"]["Variables"]
+    return {name: value for name, value in variables.items() if name not in SHARED_VARIABLES}
 
 
 @pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
-def test_each_function_keeps_its_routes_environment_and_permissions(logical_id):
-    routes, environment, allowed = FUNCTIONS[logical_id]
-    function = next(function for function in TEMPLATE.functions() if function.logical_id == logical_id)
-    properties = TEMPLATE.resources[logical_id]["Properties"]
-    assert sorted(f"{route.method} {route.path}" for route in function.routes) == routes
-    variables = properties["Environment"]["Variables"]
-    assert {name: named(value) for name, value in variables.items() if name not in SHARED_VARIABLES} == environment
-    granted: dict[str, set[str]] = {}
-    for statement in [statement for policy in properties.get("Policies", []) for statement in policy["Statement"]]:
-        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
-        for resource in resources:
-            granted.setdefault(named(resource), set()).update(statement["Action"])
-    assert granted == {resource: set(actions.split()) for resource, actions in allowed.items()}
+def test_every_variable_a_function_is_given_is_one_its_code_reads(logical_id):
+    properties = FUNCTIONS[logical_id]["Properties"]
+    unread = set(own_variables(properties)) - variables_read(handler_file(properties))
+    assert not unread, f"{logical_id} is given {sorted(unread)}, which no code it imports reads"
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_a_function_may_act_on_the_resources_its_environment_names_and_nothing_else(logical_id):
+    properties = FUNCTIONS[logical_id]["Properties"]
+    named = {
+        resource
+        for name, value in own_variables(properties).items()
+        if (logical_id, name) not in NAMED_NOT_CALLED
+        for resource in resources_named(value)
+        if TEMPLATE.resources[resource]["Type"] in SERVICE_OF
+    }
+    named |= announcing(properties)
+    granted: set[str] = set()
+    for statement in statements(properties):
+        assert statement["Effect"] == "Allow"
+        actions = statement["Action"]
+        targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        if targets == ["*"]:
+            assert set(actions) <= UNSCOPED_ACTIONS, f"{logical_id}: {actions} on every resource"
+            continue
+        for target in targets:
+            (resource,) = resources_named(target)
+            service = SERVICE_OF[TEMPLATE.resources[resource]["Type"]]
+            assert {action.split(":")[0] for action in actions} == {service}, (logical_id, resource, actions)
+            granted.add(resource)
+    assert granted <= named, f"{logical_id} may act on {sorted(granted - named)}, which its code is not told of"
+    assert named <= granted, f"{logical_id} is told of {sorted(named - granted)} and may not act on it"
+
+
+def test_every_function_folder_is_deployed_and_every_route_has_one_function():
+    deployed = {FUNCTIONS[name]["Properties"]["CodeUri"].strip("/") for name in FUNCTIONS}
+    folders = {str(path.parent.relative_to(ROOT)) for path in (ROOT / "functions").glob("*/*/app.py")}
+    assert deployed == folders
+    routes = [(route.method, route.path) for function in TEMPLATE.functions() for route in function.routes]
+    assert routes and len(routes) == len(set(routes)), "a route served twice"
+    for function in TEMPLATE.functions():
+        events = FUNCTIONS[function.logical_id]["Properties"].get("Events", {})
+        assert events or function.logical_id in {a.function for a in TEMPLATE.authorizers().values()}, (
+            f"{function.logical_id} is reached by nothing"
+        )
+
+
+def test_every_function_has_its_log_group_and_both_alarms():
+    for name, spec in FUNCTIONS.items():
+        logs = TEMPLATE.resources[f"{name}Logs"]
+        assert logs["Type"] == "AWS::Logs::LogGroup"
+        assert logs["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+        assert spec["Properties"]["LoggingConfig"] == {"LogGroup": {"Ref": f"{name}Logs"}}
+        for metric in ("Errors", "Throttles"):
+            properties = TEMPLATE.resources[f"{name}{metric}Alarm"]["Properties"]
+            assert properties["MetricName"] == metric
+            assert properties["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": name}}]
+
+
+def test_every_service_has_its_5xx_alarm():
+    variables = [spec["Properties"]["Environment"]["Variables"] for spec in FUNCTIONS.values()]
+    services = {each["POWERTOOLS_SERVICE_NAME"] for each in variables}
+    alarmed = set()
+    for spec in TEMPLATE.of_type("AWS::CloudWatch::Alarm").values():
+        for query in spec["Properties"].get("Metrics", []):
+            metric = query.get("MetricStat", {}).get("Metric", {})
+            if metric.get("Namespace") == "OttPlatform" and metric.get("MetricName") == "ServerErrors":
+                alarmed.update(dimension["Value"] for dimension in metric["Dimensions"])
+    assert alarmed == services
 
 
 def test_every_function_alarm_is_alike_but_for_its_function_and_metric():

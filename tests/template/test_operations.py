@@ -30,7 +30,7 @@ def alarmed_dimensions() -> list[Any]:
 @pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
 def test_every_function_logs_under_its_own_service_to_a_group_with_retention(logical_id):
     function = next(f for f in TEMPLATE.functions() if f.logical_id == logical_id)
-    service = function.module.split(".")[1].split("_")[0]  # functions.<service>_<name>.app
+    service = function.module.split(".")[1]  # functions.<service>.<method>.app
     assert function.environment["POWERTOOLS_SERVICE_NAME"] == service
     group = properties(logical_id)["LoggingConfig"]["LogGroup"]["Ref"]
     assert TEMPLATE.resources[group]["Type"] == "AWS::Logs::LogGroup"

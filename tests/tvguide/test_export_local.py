@@ -68,7 +68,7 @@ def test_a_zone_s_guide_over_6_mb_is_one_url_to_its_gzip_export(stack, tmp_path)
     expected = expected_schedules(guide)
     assert sorted(channel.get("id") for channel in document.findall("channel")) == sorted(expected)
     assert len(document.findall("programme")) == sum(len(rows) for rows in expected.values())
-    for programme in document.findall("programme"):  # the source gave them no title (docs/guide-data.md, "Export")
+    for programme in document.findall("programme"):  # the source gave them no title (docs/tvguide.md, "Export")
         if programme.find("title") is None:
             document.remove(programme)
     dtd = etree.DTD(str(XMLTV / "xmltv.dtd"))

@@ -142,7 +142,7 @@ def test_export_validates_against_the_dtd(stack, imported, zone):
     source = etree.parse(XMLTV / name).getroot()
     untitled = [programme for programme in document.findall("programme") if programme.find("title") is None]
     assert len(untitled) <= sum(1 for programme in source.iter("programme") if programme.find("title") is None)
-    for programme in untitled:  # the source gave them no title, nor does the export (docs/guide-data.md, "Export")
+    for programme in untitled:  # the source gave them no title, nor does the export (docs/tvguide.md, "Export")
         document.remove(programme)
     dtd = etree.DTD(str(XMLTV / "xmltv.dtd"))
     assert dtd.validate(document), dtd.error_log.filter_from_errors()

@@ -46,7 +46,7 @@ def all_items() -> list[dict]:
 
 
 def snapshot() -> dict:
-    return {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items() if i["pk"]["S"] != "IMPORT"}
+    return {(i["pk"]["S"], i["sk"]["S"]): i for i in all_items() if i["pk"]["S"] not in {"IMPORT", "IMPORT_CLAIM"}}
 
 
 def zones(*names: str) -> None:

@@ -38,6 +38,8 @@ def refused_change(zones: object) -> None:
 class Inbox:
     """Objects by key, as S3 would hand them to the import function."""
 
+    bucket = "inbox"
+
     def __init__(self, objects: dict[str, bytes]) -> None:
         self.objects = objects
 

@@ -1,7 +1,7 @@
 """The export is a faithful copy (issue 18, "The export is a faithful copy"): every sample guide of ../shared is
 imported, exported again and compared with its source channel by channel and programme by programme after
 `tv_sort` (Debian's xmltv-util) has put both in one order. Nothing may differ but texts past their bounds
-(docs/guide-data.md, "Export")."""
+(docs/tvguide.md, "Export")."""
 
 import io
 import json
@@ -45,7 +45,7 @@ def tv_sort(data: bytes, tmp_path: Path, name: str) -> etree._Element:
 
 
 def canonical(element: etree._Element) -> tuple:
-    """A child of a programme as a comparable value; a title or description within its bound (docs/guide-data.md,
+    """A child of a programme as a comparable value; a title or description within its bound (docs/tvguide.md,
     "Bounds"): what is past it is not kept."""
     text = (element.text or "").strip()[: TEXT_LIMITS.get(element.tag)].rstrip()
     return (element.tag, tuple(sorted(element.attrib.items())), text, tuple(canonical(c) for c in element))
@@ -108,12 +108,12 @@ def test_an_exported_guide_is_its_source_again(sample, tmp_path):
     assert xmltv_alt.read_programmes(io.BytesIO(data))
     copy = etree.fromstring(data)
     for untitled in [programme for programme in copy.iter("programme") if programme.find("title") is None]:
-        copy.remove(untitled)  # the DTD wants a title the source did not give (docs/guide-data.md, "Export")
+        copy.remove(untitled)  # the DTD wants a title the source did not give (docs/tvguide.md, "Export")
     assert etree.DTD(str(SHARED_DATA / "xmltv" / "xmltv.dtd")).validate(copy)
     source, copy = tv_sort(sample.read_bytes(), tmp_path, "source"), tv_sort(data, tmp_path, "copy")
     found = differences(source, copy)
     print(sample.name, dict(found))
-    # A channel without a programme is in no zone's schedule, so not in its export (docs/guide-data.md, "Export").
+    # A channel without a programme is in no zone's schedule, so not in its export (docs/tvguide.md, "Export").
     unscheduled = set(channels(source)) - {programme.get("channel") for programme in source.iter("programme")}
     assert set(channels(source)) - set(channels(copy)) <= unscheduled
     found.pop("missing channel", None)

@@ -125,7 +125,7 @@ def test_two_aliases_of_one_derived_id_keep_their_own_ids_records_and_schedules(
 
 def test_hostile_values_and_shapes_are_cut_and_reported_and_every_reply_stays_small(stack, tmp_path):
     """Issue 18: a 1 MB channel id, a 1 MB name and title, a programme with 100,000 children: imported without a
-    5xx, each cut or skipped as docs/guide-data.md ("Bounds") says and named in the report; no reply carries them."""
+    5xx, each cut or skipped as docs/tvguide.md ("Bounds") says and named in the report; no reply carries them."""
     zone = "Test/Hostile"
     children = "".join(f'<category lang="ru">Рубрика {number}</category>' for number in range(100_000))
     path = guide_file(

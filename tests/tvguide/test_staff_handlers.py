@@ -266,3 +266,57 @@ def test_an_upload_form_puts_a_guide_of_its_own_in_the_zones_inbox_and_is_audite
 def test_an_upload_into_no_zone_or_of_a_bad_name_is_4xx_and_audits_nothing(demo, change, status):
     assert upload(change)["statusCode"] == status
     assert body(invoke("console/audit", query={"area": "guide"}, principal=EDITOR))["entries"] == []
+
+
+def guide_file(title: str) -> bytes:
+    start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    return (
+        '<tv><channel id="first.demo"><display-name>Первый демо</display-name></channel>'
+        f'<programme start="{start:%Y%m%d%H%M%S} +0000" stop="{start + timedelta(hours=1):%Y%m%d%H%M%S} +0000" '
+        f'channel="first.demo"><title>{title}</title></programme></tv>'
+    ).encode()
+
+
+def import_events() -> list[str]:
+    from ott.aws import client
+    from tests.conftest import TEMPLATE
+
+    queue = TEMPLATE.queue_url("GuideImportQueue")
+    messages = client("sqs").receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+    return [message["Body"] for message in messages if '"Records"' in message["Body"]]
+
+
+def run_import(body: str) -> dict:
+    import importlib
+
+    from tests.fixtures.moto import Context
+
+    event = {"Records": [{"messageId": "m-1", "receiptHandle": "r", "body": body, "eventSource": "aws:sqs"}]}
+    return importlib.import_module("functions.tvguide.importer.app").lambda_handler(event, Context())
+
+
+def test_a_guide_form_posted_twice_imports_its_first_file_once(demo):
+    # Issue 28, finding 8: the second post imported again under the one audit entry and replaced the first report;
+    # the importer read whatever bucket the message named.
+    import requests
+
+    form = body(upload({"zone": "Europe/Moscow", "fileName": "guide.xml"}))
+    import_events()  # what earlier steps left in the queue
+    posted = requests.post(form["url"], data=form["fields"], files={"file": ("f", guide_file("Первая"))}, timeout=10)
+    assert posted.status_code == 204
+    [first] = import_events()
+    assert run_import(first) == {"batchItemFailures": []}
+    report = guide_store().import_result(form["key"])
+    assert report["status"] == "imported"
+    posted = requests.post(form["url"], data=form["fields"], files={"file": ("f", guide_file("Вторая"))}, timeout=10)
+    assert posted.status_code == 204
+    [second] = import_events()
+    assert run_import(second) == {"batchItemFailures": []}
+    assert guide_store().import_result(form["key"]) == report
+    assert run_import(first) == {"batchItemFailures": []}  # the first upload's event again: a redelivery
+    assert guide_store().import_result(form["key"])["status"] == "imported"
+    elsewhere = json.loads(first)
+    elsewhere["Records"][0]["s3"]["bucket"]["name"] = "someone-elses-bucket"
+    elsewhere["Records"][0]["s3"]["object"]["key"] = "Europe/Moscow/other.xml"
+    assert run_import(json.dumps(elsewhere)) == {"batchItemFailures": []}
+    assert guide_store().import_result("Europe/Moscow/other.xml") is None

@@ -8,6 +8,22 @@ from typing import Any
 FORBIDDEN_IN_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+# A line's end to some reader: Python's str.splitlines() (m3u-ipytv) ends lines at these as well as LF and CR; a
+# title holding one could start a line of its own in a playlist (issue 28, finding 4).
+LINE_BREAKING = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def one_line_problem(text: str) -> str | None:
+    """Why `text` is not one line of plain text: a tab, a line or paragraph separator (U+2028, U+2029, U+0085) or
+    any other control character (Unicode's Cc); None when it is."""
+    import unicodedata
+
+    for character in text:
+        if character in LINE_BREAKING or unicodedata.category(character) in {"Cc", "Zl", "Zp"}:
+            return f"must be one line of text: character U+{ord(character):04X} (a tab, line break or control) is not"
+    return None
+
+
 def fold(text: str) -> str:
     """Case-insensitive form in which `е` and `ё` are one letter."""
     return text.casefold().replace("ё", "е")

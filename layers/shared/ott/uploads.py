@@ -63,12 +63,15 @@ def upload_key(prefix: str, file_name: str) -> str:
 
 
 class UploadBucket(Protocol):
+    name: str
+
     def form(self, key: str, max_bytes: int, seconds: int) -> tuple[str, dict[str, str]]:
         """The URL and the signed fields of a POST of `key` only, 1 to `max_bytes` bytes, for `seconds`."""
         ...
 
-    def read(self, key: str, max_bytes: int) -> bytes:
-        """The object at `key`; PayloadTooLarge past `max_bytes` (read no further than that)."""
+    def read(self, key: str, max_bytes: int, etag: str = "") -> bytes:
+        """The object at `key` (the upload whose entity tag is `etag`, when given); PayloadTooLarge past `max_bytes`
+        (read no further than that); UploadGone when there is no such object, or another upload replaced it."""
         ...
 
 
@@ -83,8 +86,14 @@ class S3UploadBucket:
         )
         return bucket_url(self.name, self._s3.meta.region_name), post["fields"]
 
-    def read(self, key: str, max_bytes: int) -> bytes:
-        body = self._s3.get_object(Bucket=self.name, Key=key)["Body"]
+    def read(self, key: str, max_bytes: int, etag: str = "") -> bytes:
+        try:
+            body = self._s3.get_object(Bucket=self.name, Key=key, **({"IfMatch": etag} if etag else {}))["Body"]
+        except self._s3.exceptions.ClientError as error:
+            code = error.response.get("Error", {}).get("Code", "")
+            if code in {"NoSuchKey", "404", "PreconditionFailed", "412"}:
+                raise UploadGone(f"{key}: no such upload (it was deleted, or another upload replaced it)") from None
+            raise
         with body:
             data: bytes = body.read(max_bytes + 1)
         if len(data) > max_bytes:
@@ -105,11 +114,16 @@ def upload_form(bucket: UploadBucket, key: str, max_bytes: int, now: datetime) -
     )
 
 
+class UploadGone(LookupError):
+    """The object an event named is not in the bucket, or is not the upload the event announced."""
+
+
 @dataclass(frozen=True)
 class Uploaded:
     bucket: str
     key: str
     size: int
+    etag: str = ""  # which upload of the key the event announces: a form posted twice makes two
 
 
 def uploaded_objects(body: str) -> list[Uploaded]:
@@ -121,6 +135,7 @@ def uploaded_objects(body: str) -> list[Uploaded]:
             record["s3"]["bucket"]["name"],
             unquote_plus(record["s3"]["object"]["key"]),
             int(record["s3"]["object"].get("size", 0)),
+            str(record["s3"]["object"].get("eTag", "")),
         )
         for record in message.get("Records", [])
         if str(record.get("eventName", "")).startswith("ObjectCreated:")

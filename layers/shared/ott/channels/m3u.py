@@ -31,7 +31,13 @@ USED_ATTRIBUTES = frozenset({"tvg-id", "tvg-name", "tvg-logo", "group-title"})
 ALIAS = TypeAdapter(Alias)
 LOGO = TypeAdapter(PageUrl)
 DEFAULT_TITLE = "Imported from M3U"
+LINES = re.compile("\r\n|\r|\n")
+CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 DEFAULT_PROTECTED_ROOT = "/hls"
+# Bounds of what is read (issue 28): a configuration holds at most 10,000 channels of 32 streams, and iptv-org's
+# whole index is some 11,000 entries; a line past this many characters is no #EXTINF a player writes.
+MAX_ENTRIES = 50_000
+MAX_LINE_CHARACTERS = 64 * 1024
 
 
 @dataclass
@@ -63,7 +69,7 @@ class Draft:
 
 
 class NotAPlaylist(ValueError):
-    """The text is not an M3U playlist (it does not begin with #EXTM3U)."""
+    """The text is not an M3U playlist (it does not begin with #EXTM3U), or is one past the bounds read."""
 
 
 def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEFAULT_PROTECTED_ROOT) -> Conversion:
@@ -74,6 +80,8 @@ def convert_m3u(text: str, title: str = DEFAULT_TITLE, protected_root: str = DEF
         raise NotAPlaylist("not an M3U playlist: it does not begin with #EXTM3U")
     notes: list[str] = []
     entries = list(read_entries(text, notes))
+    if len(entries) > MAX_ENTRIES:
+        raise NotAPlaylist(f"{len(entries):,} entries, more than the {MAX_ENTRIES:,} an import reads")
     drafts: dict[str, Draft] = {}
     feeds: dict[str, tuple[str, int]] = {}  # by channel key: the first feed met and its line
     categories: dict[str, list[int]] = {}
@@ -134,8 +142,10 @@ def left_out_attributes(header: str, entries: list["Entry"]) -> list[str]:
 def read_entries(text: str, notes: list[str]):
     """(entry, URL) pairs of the playlist, in order."""
     entry: Entry | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(LINES.split(text), start=1):  # not splitlines(): U+2028 is no M3U line's end
         line = raw.strip()
+        if len(line) > MAX_LINE_CHARACTERS:
+            raise NotAPlaylist(f"line {number}: {len(line):,} characters, more than the {MAX_LINE_CHARACTERS:,} read")
         if not line or line.startswith("#EXTM3U"):
             continue
         if line.startswith("#EXTINF:"):
@@ -188,11 +198,13 @@ def one_line(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    return FORBIDDEN_IN_XML.sub("", text).replace("\t", " ").strip()
+    """Without what a title may not hold: characters XML cannot carry, tabs, line and paragraph separators and other
+    controls (U+0085, U+2028: issue 28)."""
+    return CONTROLS.sub(" ", FORBIDDEN_IN_XML.sub("", text)).strip()
 
 
 def new_draft(entry: Entry, tvg_id: str, channel_id: int, notes: list[str]) -> Draft:
-    """`tvg_id` without its `@feed` part: the guide's channel id (docs/channels-data.md)."""
+    """`tvg_id` without its `@feed` part: the guide's channel id (docs/channels.md)."""
     if fits(ALIAS, tvg_id):
         alias = tvg_id
     else:

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, Valid
 from pydantic_core import PydanticCustomError
 
 from ott.channels import macros
+from ott.text import FORBIDDEN_IN_XML, one_line_problem
 from ott.wire import UInt32
 
 MAX_STREAMS = 32
@@ -21,8 +22,9 @@ Flag = Annotated[bool, Strict()]
 
 
 def single_line(text: str) -> str:
-    if any(character in text for character in "\t\n\r"):
-        raise ValueError("must be one line (no tab or line break)")
+    """No tab, line or paragraph separator, or other control character (`ott.text.one_line_problem`)."""
+    if problem := one_line_problem(FORBIDDEN_IN_XML.sub("", text)):  # those: unsafe_text names them
+        raise ValueError(problem)
     return text
 
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from urllib.parse import quote, urlencode
 
 from ott.auth.playlist_access import PlaylistLinks
@@ -103,7 +104,19 @@ def allowed(rule: UserAgentRegexps, user_agent: str) -> bool:
     return listed if rule.type == Rule.INCLUDE else not listed
 
 
+# The User-Agent characters a rule is matched against (issue 28, finding 5): players send under 200; with the
+# expressions validation keeps (no nested quantifier, at most two variable-length repeats), a match costs at most
+# about this many characters cubed steps.
+MAX_USER_AGENT = 256
+
+
 def matches(pattern: str, text: str) -> bool:
+    return _matches(pattern, text[:MAX_USER_AGENT])
+
+
+@lru_cache(maxsize=4096)
+def _matches(pattern: str, text: str) -> bool:
+    """Memoized: a configuration repeats its rules across channels, and one playlist asks each for one player."""
     try:
         return re.search(pattern, text) is not None
     except re.error:
@@ -125,7 +138,7 @@ def extinf(channel: Channel, stream: StreamSource, group: str | None, number: in
             "catchup-source": filled(stream.timeshift_url, program_id=CATCHUP_ID),
         }
     written = " ".join(f'{name}="{attribute(value)}"' for name, value in attributes.items() if value is not None)
-    return f"#EXTINF:-1 {written},{channel.title}"
+    return f"#EXTINF:-1 {written},{attribute(channel.title)}"
 
 
 def filled(template: str, session_id: str = "", program_id: str = "") -> str:
@@ -140,6 +153,27 @@ def filled(template: str, session_id: str = "", program_id: str = "") -> str:
     return PERCENT.sub(value, template)
 
 
+# What a player reads as an attribute: `name="value"` (m3u-ipytv, iptv-playlist-parser), or, in Kodi's IPTV Simple,
+# the first `name=` anywhere before the comma that follows the line's last quote, quoted or not.
+MARKER = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)=")
+# The attributes IPTV Simple reads (its markers), as they may appear in an address's query: only these are encoded
+# there, so that the address's own parameters stay as its server reads them.
+PLAYER_MARKER = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(tvg-[a-z-]*|x-tvg-url|url-tvg|group-title|radio|catchup[a-z-]*|provider[a-z-]*"
+    r"|media[a-z-]*|realtime|num|kodiprop|kodiprop[a-z-]*)="
+)
+LINE_ENDS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def attribute(text: str) -> str:
-    """An attribute value cannot hold its own quote; titles are single lines already."""
-    return text.replace('"', "'")
+    """Text as the playlist writes it, in an attribute's quotes or as the title after the comma (issue 28, finding
+    4): no quote (it would end the value, or move IPTV Simple's "last quote" into the title), no `name=` a player
+    could take for an attribute (the `=` written as U+FF1D in text; in an address, %3D after the name of an
+    attribute players read), no line or paragraph separator or control character (validation refuses them; written
+    as spaces should any remain)."""
+    if "://" in text and " " not in text:  # an address: percent-encoded, as its server reads it
+        text = text.replace('"', "%22")
+        text = PLAYER_MARKER.sub(lambda match: f"{match.group(1)}%3D", text)
+    else:
+        text = MARKER.sub(lambda match: f"{match.group(1)}\uff1d", text.replace('"', "'"))
+    return LINE_ENDS.sub(" ", text)

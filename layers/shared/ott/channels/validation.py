@@ -122,14 +122,65 @@ def usable_rules(rules: UserAgentRegexps | None, where: str, warnings: list[str]
     for index, expression in enumerate(rules.regexp_list):
         try:
             re.compile(expression)
+            costly = costly_expression(expression)
         except (re.error, RecursionError, OverflowError) as error:
             warnings.append(f"{where}.regexp_list[{index}]: invalid regular expression dropped ({error})")
         else:
-            kept.append(expression)
+            if costly:
+                warnings.append(f"{where}.regexp_list[{index}]: regular expression dropped: {costly}")
+            else:
+                kept.append(expression)
     if rules.regexp_list and not kept:
         audience = "no User-Agent" if rules.type == "INCLUDE" else "every User-Agent"
         warnings.append(f"{where}: no expression is left, so the rule now gives to {audience}")
     return rules.model_copy(update={"regexp_list": kept})
+
+
+# Python's `re` backtracks: a quantifier inside a quantifier (`^(a+)+$`) or a backreference takes time exponential
+# in the text's length, and each variable-length repeat multiplies the time by it. Issue 28, finding 5: those are
+# dropped at load, at most this many variable-length repeats kept, and the playlist matches at most
+# `ott.channels.playlist.MAX_USER_AGENT` characters of a User-Agent.
+MAX_VARIABLE_REPEATS = 2
+
+
+def costly_expression(expression: str) -> str | None:
+    """Why matching `expression` could take time beyond a linear or low polynomial bound, or None."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    repeats = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
+    variable = 0
+
+    def walk(items: object, repeated: bool) -> str | None:
+        nonlocal variable
+        for op, argument in items:  # type: ignore[attr-defined]
+            found = None
+            if op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
+                return "a backreference (\\1, (?P=name), (?(1)…)) is not accepted"
+            if op in repeats:
+                low, high, body = argument
+                if repeated and high > 1:
+                    return "a quantifier inside a quantifier (such as (a+)+) is not accepted"
+                variable += high - low > 16  # a ? or {0,5} multiplies the time by little
+                found = walk(body, repeated or high > 1)
+            elif op is sre.SUBPATTERN:
+                found = walk(argument[3], repeated)
+            elif op is sre.BRANCH:
+                if repeated:
+                    return "an alternation inside a quantifier (such as (a|ab)+) is not accepted"
+                found = next((why for branch in argument[1] if (why := walk(branch, repeated))), None)
+            elif op in (sre.ASSERT, sre.ASSERT_NOT):
+                found = walk(argument[1], repeated)
+            elif op is getattr(sre, "ATOMIC_GROUP", None):
+                found = walk(argument, repeated)
+            if found:
+                return found
+        return None
+
+    why = walk(sre_parse.parse(expression), False)
+    if why is None and variable > MAX_VARIABLE_REPEATS:
+        why = f"more than {MAX_VARIABLE_REPEATS} unbounded repeats (*, +, {{m,}}, {{m,n}} past 16) are not accepted"
+    return why
 
 
 def merged_categories(categories: list[Category], channels: list[Channel], warnings: list[str]) -> list[Category]:

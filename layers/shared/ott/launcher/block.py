@@ -1,4 +1,4 @@
-"""The launcher block as operators write it (docs/launcher-data.md), its validation, and
+"""The launcher block as operators write it (docs/launcher.md), its validation, and
 the block compiled from it: posters in the order the launcher shows them, with what the programme guide
 knows filled in.
 

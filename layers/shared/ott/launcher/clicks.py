@@ -40,7 +40,7 @@ DeviceId = Annotated[str, Field(pattern=r"^[\x21-\x7e]{1,128}$")]
 
 
 class ClickEvent(BaseModel):
-    """One click on a poster (the contract: docs/launcher-data.md). Fields the contract does not name are
+    """One click on a poster (the contract: docs/launcher.md). Fields the contract does not name are
     ignored, so that the tracking service may add its own."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)

@@ -181,7 +181,7 @@ def audience_of(registry: RegistryStore, caller: Caller, block: LauncherBlock) -
 
 
 def count_click(store: LauncherStore, body: str, now: datetime) -> Counted:
-    """Count one delivered click event (the contract: docs/launcher-data.md) once. A click on a poster that is
+    """Count one delivered click event (the contract: docs/launcher.md) once. A click on a poster that is
     not in the block in force is acknowledged and counted nowhere (logged and measured): counters exist only for
     the block's posters. An event that breaks the contract (its shape, or a time out of range) raises: SQS
     delivers it again, then moves it to the dead-letter queue."""

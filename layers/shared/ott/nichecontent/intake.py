@@ -1,6 +1,6 @@
 """How items enter the queue: the operator's file (`ops/nichecontent/queue.py add FILE`) and the content
 system's event (a message on the intake queue). Both name an item by `id` and `source_url`; the format is
-in docs/niche-content-data.md."""
+in docs/nichecontent.md."""
 
 import json
 from typing import Any

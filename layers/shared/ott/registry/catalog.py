@@ -1,4 +1,4 @@
-"""The registry's data as operators write it (docs/registry-data.md), its validation,
+"""The registry's data as operators write it (docs/registry.md), its validation,
 and the read model compiled from it for the store."""
 
 from collections.abc import Collection, Iterable

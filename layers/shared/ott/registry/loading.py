@@ -4,7 +4,9 @@ console's upload both call it), and the console's asynchronous load (docs/decisi
 From the console: `start_upload` gives the browser a form to post the file to S3 (`ott.uploads`) and records the
 load, waiting; the bucket's event reaches `load_uploads` through SQS, which claims the load (a redelivered event
 finds it claimed and does nothing), checks the file whole as the loader does (problems listed, nothing written),
-then loads it; the console polls `load_status`."""
+then loads it; the console polls `load_status`. Only the event of the load's own key in the load's own bucket claims
+it, and the file read is the upload that event announced (its entity tag): posted again, the form's second file is
+not read (the bucket keeps both versions)."""
 
 import json
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from datetime import datetime, timedelta
 from ott.audit import AuditEntry, entry
 from ott.callers import Account, Operator, Staff
 from ott.clock import epoch_seconds
+from ott.documents import UPLOAD_LIMITS
 from ott.errors import NotFound, PayloadTooLarge
 from ott.observability import logger
 from ott.registry.catalog import CatalogError, CatalogSnapshot
@@ -21,7 +24,7 @@ from ott.registry.service import read_registry_file
 from ott.registry.staff import LoadStatus, RegistryFileParams, RegistryLoad, RegistryLoadParams, RegistryUpload
 from ott.registry.store import ConcurrentLoad, RegistryStore, Summary
 from ott.staff import Area, require_area
-from ott.uploads import UploadBucket, upload_form, upload_key, uploaded_objects
+from ott.uploads import UploadBucket, Uploaded, UploadGone, upload_form, upload_key, uploaded_objects
 
 # Uploads go under this prefix of the registry's upload bucket: `registry/<load id>-<file name>`.
 PREFIX = "registry"
@@ -87,37 +90,55 @@ def load_status(store: RegistryStore, staff: Staff, params: RegistryLoadParams) 
 
 
 def load_uploads(store: RegistryStore, bucket: UploadBucket, body: str, clock: Callable[[], datetime]) -> None:
-    """Load every registry file an S3 event names, each once: a load already claimed (the event delivered again)
-    or a key that names no load is passed over. Storage failures raise after the load is marked failed."""
+    """Load every registry file an S3 event of `bucket` names, each once: an event of another bucket, a key that
+    names no load or not the key its load's form was for, or a load already claimed (the event delivered again, or
+    the form posted twice: reported in the log) is passed over. Whatever happens to a load it claims, it ends
+    `invalid` or `failed` with the reason, on this delivery: a redelivery cannot do better (issue 28)."""
     for uploaded in uploaded_objects(body):
-        prefix = uploaded.key.partition("/")[0]
+        if uploaded.bucket != bucket.name:
+            logger.warning("registry upload passed over: another bucket", extra={"bucket": uploaded.bucket[:256]})
+            continue
         load_id = load_id_of(uploaded.key)
-        claimed = store.claim_load(load_id, epoch_seconds(clock()) - STALE_SECONDS) if prefix == PREFIX else None
+        waiting = store.registry_load(load_id) if uploaded.key.partition("/")[0] == PREFIX and load_id else None
+        if waiting is None or upload_key_of(waiting) != uploaded.key:
+            logger.info("registry upload passed over: no load waits for it", extra={"key": uploaded.key[:1024]})
+            continue
+        claimed = store.claim_load(load_id, epoch_seconds(clock()) - STALE_SECONDS)
         if claimed is None:
-            logger.info("registry upload passed over: no load waits for it", extra={"key": uploaded.key})
+            logger.warning(
+                "registry upload passed over: its load is claimed already (the event again, or the form posted twice)",
+                extra={"key": uploaded.key, "etag": uploaded.etag, "status": str(waiting.status)},
+            )
             continue
         load, requester = claimed
-        _load_upload(store, bucket, uploaded.key, load, staff_of(requester), clock)
+        validating = _moved(store, load, LoadStatus.VALIDATING, clock)  # what the console polls says so at once
+        _load_upload(store, bucket, uploaded, validating, staff_of(requester), clock)
 
 
 def _load_upload(
     store: RegistryStore,
     bucket: UploadBucket,
-    key: str,
+    uploaded: Uploaded,
     load: RegistryLoad,
     staff: Staff,
     clock: Callable[[], datetime],
 ) -> None:
     try:
-        snapshot = read_registry_file(bucket.read(key, MAX_FILE_BYTES).decode("utf-8"), load.source)
+        text = bucket.read(uploaded.key, MAX_FILE_BYTES, uploaded.etag).decode("utf-8")
+        snapshot = read_registry_file(text, load.source, UPLOAD_LIMITS)
     except CatalogError as error:
         _moved(store, load, LoadStatus.INVALID, clock, problems=error.problems)
         return
-    except PayloadTooLarge as error:
+    except (PayloadTooLarge, UploadGone) as error:
         _moved(store, load, LoadStatus.INVALID, clock, problems=[f"{load.source}: {error}"])
         return
     except UnicodeDecodeError:
         _moved(store, load, LoadStatus.INVALID, clock, problems=[f"{load.source}: not UTF-8 text"])
+        return
+    except Exception as error:  # any other failure ends the load, reported
+        logger.exception("registry upload: the check broke off", extra={"key": uploaded.key})
+        detail = f"the check broke off ({type(error).__name__}); nothing was published: upload the file again"
+        _moved(store, load, LoadStatus.FAILED, clock, detail=detail)
         return
     loading = _moved(store, load, LoadStatus.LOADING, clock)
     try:
@@ -125,10 +146,11 @@ def _load_upload(
     except ConcurrentLoad as error:
         _moved(store, loading, LoadStatus.FAILED, clock, detail=str(error))
         return
-    except Exception as error:
+    except Exception as error:  # a redelivery would find the load ended
+        logger.exception("registry upload: the load broke off", extra={"key": uploaded.key})
         detail = f"the load broke off ({type(error).__name__}); nothing was published: upload the file again"
         _moved(store, loading, LoadStatus.FAILED, clock, detail=detail)
-        raise
+        return
     _moved(
         store,
         loading,
@@ -146,6 +168,11 @@ def _moved(
     moved = load.model_copy(update={"status": status, "updated_at": clock(), **fields})
     store.save_load(moved)
     return moved
+
+
+def upload_key_of(load: RegistryLoad) -> str:
+    """The one key a load's form posts to (`upload_key`)."""
+    return f"{PREFIX}/{load.load_id}-{load.source.rpartition('/')[2]}"
 
 
 def load_id_of(key: str) -> str:

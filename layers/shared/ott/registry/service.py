@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 
 from ott.callers import Account, Caller, Staff
 from ott.clock import epoch_seconds
-from ott.documents import DocumentError, parse_document
+from ott.documents import REQUEST_LIMITS, DocumentError, Limits, parse_document
 from ott.errors import DomainError, InvalidInput, MethodNotImplemented, TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import count_this_hour
@@ -407,11 +407,12 @@ def unknown_method(path: str) -> DomainError:
     return MethodNotImplemented(f"the registry has no method {name[:64]!r} for this HTTP method")
 
 
-def read_registry_file(text: str, source: str) -> CatalogSnapshot:
+def read_registry_file(text: str, source: str, limits: Limits = REQUEST_LIMITS) -> CatalogSnapshot:
     """A registry file (YAML, or JSON by a .json name) read and checked whole as `ops.registry.load` reads it;
-    CatalogError lists every problem. YAML aliases are refused: the file comes from a request or an upload."""
+    CatalogError lists every problem. YAML aliases are refused: the file comes from a request or an upload, within
+    `limits` (a request's body by default)."""
     try:
-        document = parse_document(text, source, source.lower().endswith(".json"), aliases=False)
+        document = parse_document(text, source, source.lower().endswith(".json"), aliases=False, limits=limits)
     except DocumentError as error:
         raise CatalogError(error.problems) from None
     return compile_catalog(parse_catalog(document))

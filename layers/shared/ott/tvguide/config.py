@@ -1,4 +1,4 @@
-"""The guide configuration an operator loads (docs/guide-data.md): programme zones, per-channel overrides and
+"""The guide configuration an operator loads (docs/tvguide.md): programme zones, per-channel overrides and
 rubrics. Zones are created on purpose (`ott.tvguide.operations.create_zone`); the whole configuration is replaced
 by `ott.tvguide.operations.replace_configuration` (`ops.tvguide.config`, the console's editor), after
 `checked_configuration` found no problem."""

@@ -91,7 +91,7 @@ def programme_element(telecast: GuideTelecast, zone: Zone) -> etree._Element:
         stop=xmltv_time(end_of(telecast), zone),
         channel=clean(telecast.alias),
     )
-    texts(element, "title", telecast.titles)  # none when the source gave none (docs/guide-data.md, "Export")
+    texts(element, "title", telecast.titles)  # none when the source gave none (docs/tvguide.md, "Export")
     texts(element, "desc", telecast.descriptions)
     # What the source gave of a kind is exported as given; the API's fields stand in for a telecast kept without it.
     given = {kept[0] for kept in telecast.kept}

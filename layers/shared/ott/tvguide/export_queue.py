@@ -46,7 +46,7 @@ def requested_zone(body: str) -> str | None:
 
 
 def zone_name(name: Any) -> str | None:
-    """The name when it follows the zones' character set (docs/guide-data.md, "Zones"), else None."""
+    """The name when it follows the zones' character set (docs/tvguide.md, "Zones"), else None."""
     try:
         return ZONE_NAMES.validate_python(name)
     except ValidationError:

@@ -1,7 +1,7 @@
 """The import function's side of the inbox: S3 event notifications, delivered through SQS, name the guides
 operators uploaded. An object's key is `<zone>/<file name>`: everything before the last `/` names the
 programme zone (`Europe/Moscow/guide.xml` goes to the zone `Europe/Moscow`), which must exist and whose name
-follows the zones' character set (docs/guide-data.md, "Zones")."""
+follows the zones' character set (docs/tvguide.md, "Zones")."""
 
 import json
 import re
@@ -17,12 +17,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from ott.aws import client
 from ott.clock import epoch_seconds
+from ott.config import load_settings
 from ott.observability import logger
 from ott.tvguide.importer import ImportRefused, import_guide, refusal_document, report_document
 from ott.tvguide.mapping import ImportReport
 from ott.tvguide.ports import GuideInbox, GuideStore
+from ott.tvguide.store import GuideSettings
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import ZoneName
+from ott.uploads import UploadGone
 
 ZONE_NAMES: TypeAdapter[str] = TypeAdapter(ZoneName)
 ZONE_NAME_RULE = "ASCII letters, digits, _ + - in segments joined by /, 1 to 64 characters"
@@ -32,6 +35,7 @@ ZONE_NAME_RULE = "ASCII letters, digits, _ + - in segments joined by /, 1 to 64 
 class InboxObject:
     bucket: str
     key: str
+    etag: str = ""  # which upload of the key the event announces: a form posted twice makes two
 
     @property
     def zone(self) -> str:
@@ -67,7 +71,11 @@ def uploaded_objects(body: str) -> list[InboxObject]:
     """The objects an S3 event notification names; S3's test event names none. Keys arrive URL-encoded."""
     message: dict[str, Any] = json.loads(body)
     return [
-        InboxObject(record["s3"]["bucket"]["name"], unquote_plus(record["s3"]["object"]["key"]))
+        InboxObject(
+            record["s3"]["bucket"]["name"],
+            unquote_plus(record["s3"]["object"]["key"]),
+            str(record["s3"]["object"].get("eTag", "")),
+        )
         for record in message.get("Records", [])
         if str(record.get("eventName", "")).startswith("ObjectCreated:")
     ]
@@ -84,8 +92,19 @@ def import_uploads(
     zone is no zone name or does not exist, is refused and reported; the message is done (a retry would refuse it
     again). Any other failure (storage, the lease another import holds too long) is reported `failed` with its
     error, having changed nothing clients read, and raised: SQS delivers the message again and the import redoes
-    it."""
+    it. Only the inbox's own bucket's events are imported, and of a key only its first upload (its events again, a
+    redelivery, import it again): a form posted twice within its minutes has its second file reported in the log
+    and left (issue 28). An object gone before it is read is refused."""
     for uploaded in uploaded_objects(body):
+        if uploaded.bucket != inbox.bucket:
+            logger.warning("guide upload passed over: another bucket", extra={"bucket": uploaded.bucket[:256]})
+            continue
+        if not store.claim_import(uploaded.key, uploaded.etag):
+            logger.warning(
+                "guide upload passed over: another file was posted to its key first (a form posted twice)",
+                extra={"key": uploaded.key[:1024], "etag": uploaded.etag[:64]},
+            )
+            continue
         zone = uploaded.zone[:64]
         started = epoch_seconds(clock())
 
@@ -100,6 +119,8 @@ def import_uploads(
             result = report_document(report, zone)
         except (NotXmltv, ImportRefused) as error:
             result = refusal_document(error, zone)
+        except UploadGone as error:  # a retry would not find it either
+            result = refusal_document(ImportRefused(str(error)), zone)
         except Exception as error:  # the guide is as before (nothing published); SQS delivers the message again
             failed = {"status": "failed", "zone": zone, "error": f"{type(error).__name__}: {error}"[:500]}
             store.save_import(uploaded.key, {**failed, "started": started, "finished": epoch_seconds(clock())})
@@ -116,12 +137,16 @@ def _opened(inbox: GuideInbox, uploaded: InboxObject) -> AbstractContextManager[
 class S3Inbox:
     """The inbox (`GuideInbox`) over S3."""
 
-    def __init__(self, s3: Any) -> None:
+    def __init__(self, s3: Any, bucket: str) -> None:
         self._s3 = s3
+        self.bucket = bucket
 
     def open(self, bucket: str, key: str) -> BinaryIO:
-        return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+        try:
+            return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+        except self._s3.exceptions.NoSuchKey:
+            raise UploadGone(f"{key[:1024]}: no such upload (it was deleted)") from None
 
 
 def guide_inbox() -> S3Inbox:
-    return S3Inbox(client("s3"))
+    return S3Inbox(client("s3"), load_settings(GuideSettings).inbox_bucket)

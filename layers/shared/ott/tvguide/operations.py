@@ -1,4 +1,4 @@
-"""What operators do with the guide's zones, configuration and imports besides importing (docs/guide-data.md,
+"""What operators do with the guide's zones, configuration and imports besides importing (docs/tvguide.md,
 "Zones"): create a zone, delete one, list the zones, replace the configuration, look at the imports and their
 reports, remove a source's facts. Each function takes the store (and the audit trail, the staff member where it
 records a change, the export requests where it changes a zone's guide) as its arguments, so the operator commands
@@ -128,7 +128,7 @@ def delete_zone(store: GuideStore, name: str, now: int, *, exports: ExportReques
 
 
 def remove_source(store: GuideStore, source: str, *, exports: ExportRequests) -> None:
-    """Takes a source's facts (`<zone>/<file name>`, docs/guide-data.md) off every channel and show that holds
+    """Takes a source's facts (`<zone>/<file name>`, docs/tvguide.md) off every channel and show that holds
     them, each document merged again over the sources left: a load like an import that declares nothing (one
     at a time with the imports, published whole). The source's channel-days stay: they are the zone's schedule
     until a file replaces them or the zone is deleted. The zone's export is asked for."""

@@ -744,6 +744,17 @@ class DynamoGuideStore:
         expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
         self._database.put(self._table, {"pk": "IMPORT", "sk": key, "doc": pack(result), "ttl": expires})
 
+    def claim_import(self, key: str, upload: str) -> bool:
+        """Whether the upload `upload` (its entity tag) may be imported from `key`: the first upload of a key claims
+        it, and only its events import (a redelivery too); another file posted to the key later is not imported."""
+        expires = self._database.now() + IMPORT_RESULT_DAYS * 86400
+        claim = {"pk": "IMPORT_CLAIM", "sk": key, "upload": upload, "ttl": expires}
+        try:
+            self._database.put(self._table, claim, attr("pk").not_exists() | attr("upload").eq(upload))
+        except ConditionFailed:
+            return False
+        return True
+
     def import_result(self, key: str) -> dict[str, Any] | None:
         item = self._database.get(self._table, {"pk": "IMPORT", "sk": key})
         return unpack(item["doc"]) if item else None

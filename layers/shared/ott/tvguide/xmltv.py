@@ -29,7 +29,7 @@ LENGTH_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600}
 ITEM_TAGS = ("channel", "programme")
 # What may come before the root element: the XML declaration, a DOCTYPE, comments.
 MAX_PROLOGUE = 1 << 20
-# Bounds on what one element gives (docs/guide-data.md, "Bounds"): a longer text is cut, more children are left
+# Bounds on what one element gives (docs/tvguide.md, "Bounds"): a longer text is cut, more children are left
 # out, and both are reported. They keep every item under DynamoDB's 400 KB and every reply under Lambda's 6 MB.
 MAX_ID = 256  # a channel's id, and so a programme's channel
 MAX_CHILDREN = 200  # children read of one channel or programme
