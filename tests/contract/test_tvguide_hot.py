@@ -7,10 +7,11 @@ import io
 from functools import partial
 
 from ott.storage import Table
+from ott.storage.versioned import publish_spacing
 from ott.tvguide.config import GuideConfig
 from ott.tvguide.importer import import_guide
 from ott.tvguide.mapping import channel_id_of
-from ott.tvguide.store import CONFIG_KEY, DynamoGuideStore, publish_spacing
+from ott.tvguide.store import CONFIG_KEY, DynamoGuideStore
 from ott.tvguide.zones import Zone
 from tests.contract.test_hot_items import BOUND, cached  # noqa: F401 (the cache on, BOUND seconds)
 from tests.fixtures.stores import name

@@ -154,7 +154,7 @@ def test_newer_file_replaces_only_the_days_and_channels_it_covers(aws):
 @pytest.mark.parametrize("name", ["tvplus.com.tr_2024-12.xml"])
 def test_the_object_is_streamed_not_read_whole(aws, name, monkeypatch):
     """lxml pulls the body in chunks: no read() without a size, none larger than a buffer."""
-    from ott.tvguide import store as store_module
+    from ott.tvguide import inbox as store_module
 
     sizes: list[int | None] = []
     real_open = store_module.S3Inbox.open

@@ -7,9 +7,8 @@ import pytest
 
 from ott.storage.memory import InMemoryDatabase
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.manifest import DIGESTS, LEASE_SK
 from ott.tvguide.operations import create_zone, delete_zone
-from ott.tvguide.store import LEASE_POLLS, LEASE_SECONDS, DynamoGuideStore, ImportBusy
+from ott.tvguide.store import DIGESTS, LEASE_POLLS, LEASE_SECONDS, LEASE_SK, DynamoGuideStore, ImportBusy
 from tests.fixtures.stores import guide_as_read, guide_store, name
 from tests.tvguide.test_service import ZONES, A, guide, hours, load
 

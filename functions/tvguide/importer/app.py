@@ -7,8 +7,8 @@ from functools import partial
 from ott.observability import observed
 from ott.queues import CORRELATION, each_message
 from ott.tvguide.export_queue import export_requests, zone_name
-from ott.tvguide.inbox import import_uploads, uploaded_objects
-from ott.tvguide.store import guide_inbox, guide_store
+from ott.tvguide.inbox import guide_inbox, import_uploads, uploaded_objects
+from ott.tvguide.store import guide_store
 
 
 def run(body: str) -> None:

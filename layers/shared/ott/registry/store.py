@@ -17,10 +17,8 @@ old), so a load waits `publish_spacing()` after the publish before it, and a pub
 """
 
 import base64
-import contextlib
 import hashlib
 import json
-import math
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -61,13 +59,15 @@ from ott.storage import (
     Key,
     PutItem,
     Table,
-    TransactionCancelled,
     Update,
+    UpdateItem,
     attr,
 )
-from ott.storage.cache import hot_item_seconds, hot_items
+from ott.storage import versioned as loads
+from ott.storage.cache import hot_items
 from ott.storage.database import BATCH_WRITE_LIMIT
 from ott.storage.dynamo import dynamo_database
+from ott.storage.versioned import Lease, chunk_of, publish_spacing, seen, spacing_left
 from ott.uploads import S3UploadBucket, upload_bucket
 
 
@@ -165,20 +165,7 @@ class ConcurrentLoad(RuntimeError):
 # A load renews its claim on the pointer while it writes; one that has not for this long is taken as dead.
 LOAD_LEASE_SECONDS = 300
 RENEW_EVERY_BATCHES = 40
-# The longest a function reading the registry runs (the template's Timeouts; API Gateway's 29 s limit): a
-# request that took a cached pointer goes on reading items with its generation for up to this long.
-LONGEST_REQUEST_SECONDS = 29
-# What the loader's clock and the functions' may differ by.
-CLOCK_SKEW_SECONDS = 5
-
-
-def publish_spacing() -> int:
-    """Seconds a load waits after a publish before it writes. The items keep one generation before the one
-    published: a load writing over them takes away the content of the generation two publishes back, which a
-    function may still read, through its cached pointer, for the cache's bound and a request's length after
-    the publish that replaced it. Without the cache (HOT_ITEM_SECONDS=0), no wait."""
-    bound = hot_item_seconds()
-    return math.ceil(bound + LONGEST_REQUEST_SECONDS + CLOCK_SKEW_SECONDS) if bound else 0
+TAKEN_OVER = "another load took over while this one was writing; it is not published"
 
 
 KINDS: dict[str, type[BaseModel]] = {
@@ -190,6 +177,8 @@ KINDS: dict[str, type[BaseModel]] = {
     Kind.PREFIX: PrefixNode,
 }
 INDEX_KEY: Key = {"pk": "INDEX", "sk": "current"}
+# The version pointer holds the lease of the load writing (`ott.storage.versioned`): its generation in `pending`.
+KEPT_NAMES = {"doc": "prev"}  # what a load keeps of an item for readers of the published generation
 EMPTY_INDEX = CatalogIndex(services=[], prefix_lengths={4: [], 6: []})
 # The loader's record of what the table holds: a digest per item, in this many chunks (by a hash of the key),
 # so that a reload reads a few items instead of the table and rewrites only the chunks that changed.
@@ -201,23 +190,15 @@ SKIP_ALLOWANCE = 8
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(loads.Generation):
     """What a reader sees: items written by `gen` or earlier, except by loads that never finished."""
 
-    gen: int
-    aborted: frozenset[int] = frozenset()
+    __slots__ = ()
 
     def content(self, item: Item) -> str | None:
         """The item's content in this generation; None when it did not exist then."""
-        written = item.get("v", 0)
-        if written <= self.gen and written not in self.aborted:
-            return item.get("doc")
-        if "pv" in item:
-            kept = item["pv"]
-            if kept <= self.gen and kept not in self.aborted:
-                return item.get("prev")
-        return None
+        view = seen(item, self, KEPT_NAMES)
+        return view.get("doc") if view is not None else None
 
 
 def digest(doc: str) -> str:
@@ -225,8 +206,7 @@ def digest(doc: str) -> str:
 
 
 def manifest_chunk(key: ItemKey) -> str:
-    number = int.from_bytes(hashlib.blake2b(f"{key[0]}\n{key[1]}".encode(), digest_size=4).digest(), "big")
-    return f"{number % MANIFEST_CHUNKS:03d}"
+    return chunk_of(chunk_key(key), MANIFEST_CHUNKS)
 
 
 def encode_chunk(entries: dict[str, str]) -> str:
@@ -254,6 +234,10 @@ def load_key(load_id: str) -> Key:
     return {"reportId": f"LOAD#{load_id}"}
 
 
+def registry_lease(table: Table) -> Lease:
+    return Lease(table, INDEX_KEY, holder="pending", since="pendingSince", seconds=LOAD_LEASE_SECONDS)
+
+
 class DynamoRegistryStore:
     """`cached`: the version pointer as the process's hot items hold it (`ott.storage.cache`, the functions'
     store: `registry_store()`), else read at every `index()`."""
@@ -268,6 +252,7 @@ class DynamoRegistryStore:
     ) -> None:
         self._database = database
         self._table = registry_table(table)
+        self._lease = registry_lease(self._table)
         self._reports = known_info_table(reports_table)
         self._cached = cached
         self._audit = audit
@@ -457,15 +442,14 @@ class DynamoRegistryStore:
         now = self._database.now()
         item = self._database.get(self._table, INDEX_KEY, consistent=True) or {}
         current = pointer_generation(item or None)
-        since, spacing = now - item.get("publishedAt", 0), publish_spacing()
-        if since < spacing:
+        left, spacing = spacing_left(item.get("publishedAt", 0), now), publish_spacing()
+        if left > 0:
             raise ConcurrentLoad(
-                f"the registry was published {since} s ago: functions may still read the generation before it"
-                f" (their cached version pointer) for {spacing} s after a publish; run this load again in"
-                f" {spacing - since} s"
+                f"the registry was published {spacing - left} s ago: functions may still read the generation before"
+                f" it (their cached version pointer) for {spacing} s after a publish; run this load again in {left} s"
             )
-        unfinished, renewed = item.get("pending"), item.get("pendingSince", 0)
-        if unfinished is not None and now - renewed < LOAD_LEASE_SECONDS:
+        unfinished = item.get("pending")
+        if self._lease.held(item, now):
             raise ConcurrentLoad(
                 f"load {unfinished} is still writing the registry; run this one when it is done (a load that"
                 f" died is taken over {LOAD_LEASE_SECONDS // 60} minutes after its last write)"
@@ -473,11 +457,8 @@ class DynamoRegistryStore:
         aborted = current.aborted | ({unfinished} if unfinished is not None else set())
         gen = max({current.gen, *aborted}) + 1
         claim = Update().set("pending", gen).set("pendingSince", now).set("aborted", json.dumps(sorted(aborted)))
-        free = attr("pending").not_exists() if unfinished is None else attr("pending").eq(unfinished)
-        try:
-            self._database.update(self._table, INDEX_KEY, claim, free)
-        except ConditionFailed:
-            raise ConcurrentLoad("another load started at the same time; run the load again") from None
+        if not self._lease.take(self._database, item or None, claim):
+            raise ConcurrentLoad("another load started at the same time; run the load again")
         self._generation = Generation(current.gen, frozenset(aborted))
         return Generation(gen, frozenset(aborted))
 
@@ -485,19 +466,15 @@ class DynamoRegistryStore:
         """Give up this load's claim, its generation aborted; nothing if another load holds the claim now."""
         aborted = json.dumps(sorted(load.aborted | {load.gen}))
         release = Update().remove("pending", "pendingSince").set("aborted", aborted)
-        with contextlib.suppress(ConditionFailed):
-            self._database.update(self._table, INDEX_KEY, release, attr("pending").eq(load.gen))
+        self._lease.release(self._database, UpdateItem(self._table, INDEX_KEY, release, self._lease.holds(load.gen)))
 
     def _renew(self, load: Generation) -> None:
         """Keep this load's claim fresh; stop writing at once when another load has taken it over."""
-        renewal = Update().set("pendingSince", self._database.now())
-        try:
-            self._database.update(self._table, INDEX_KEY, renewal, attr("pending").eq(load.gen))
-        except ConditionFailed:
-            raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
+        self._lease.renew(self._database, load.gen, Update(), ConcurrentLoad(TAKEN_OVER))
 
     def _publish(self, index: CatalogIndex, load: Generation, audited: AuditEntry | None) -> None:
-        """The pointer switched to this load, with its audit entry in the same transaction when it has one."""
+        """The pointer switched to this load (its write releases the claim the pointer holds), with its audit
+        entry in the same transaction when it has one."""
         pointer = {
             **INDEX_KEY,
             "doc": index.model_dump_json(by_alias=True),
@@ -505,14 +482,9 @@ class DynamoRegistryStore:
             "aborted": json.dumps(sorted(load.aborted)),
             "publishedAt": self._database.now(),
         }
-        switch = PutItem(self._table, pointer, attr("pending").eq(load.gen))
-        try:
-            if audited is None:
-                self._database.write(switch)
-            else:
-                self._database.transact([switch, recorded(self._audit, audited)])
-        except (ConditionFailed, TransactionCancelled):
-            raise ConcurrentLoad("another load took over while this one was writing; it is not published") from None
+        switch = PutItem(self._table, pointer, self._lease.holds(load.gen))
+        others = [] if audited is None else [recorded(self._audit, audited)]
+        self._lease.publish(self._database, switch, None, ConcurrentLoad(TAKEN_OVER), others)
 
     def _batch_write(self, writes: list[PutItem | DeleteItem]) -> None:
         """The writes between two renewals of the claim."""
@@ -627,12 +599,8 @@ def pointer_generation(item: Item | None) -> Generation:
 def versioned(key: ItemKey, doc: str | None, load: int, published: int, before: str | None) -> Item:
     """An item as load `load` writes it: its new content (none: deleted) and, for readers of the `published`
     generation, what they still see (none: it did not exist for them)."""
-    item: Item = {"pk": key[0], "sk": key[1], "v": load, "pv": published}
-    if doc is not None:
-        item["doc"] = doc
-    if before is not None:
-        item["prev"] = before
-    return item
+    kept = loads.kept(None if before is None else {"doc": before}, load, Generation(published), KEPT_NAMES)
+    return {"pk": key[0], "sk": key[1], **kept, **({"doc": doc} if doc is not None else {})}
 
 
 class RegistrySettings(EnvSettings):

@@ -10,9 +10,11 @@ from ott.errors import InvalidInput
 from ott.registry.location import RegistryStore
 from ott.text import FORBIDDEN_IN_XML
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import UNDETERMINED, GuideTelecast
+from ott.tvguide.mapping import UNDETERMINED
 from ott.tvguide.models import Profile
 from ott.tvguide.params import XmltvParams
+from ott.tvguide.ports import GuideStore
+from ott.tvguide.records import ChannelRecord, GuideTelecast
 from ott.tvguide.service import (
     SCHEDULE_MAX_AGE,
     Answer,
@@ -23,7 +25,6 @@ from ott.tvguide.service import (
     export_days,
     zone_channels,
 )
-from ott.tvguide.store import ChannelRecord, GuideStore
 from ott.tvguide.xmltv import PROGRAMME_CHILDREN
 from ott.tvguide.zones import Zone
 

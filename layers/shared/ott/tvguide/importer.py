@@ -18,13 +18,9 @@ from typing import Any, BinaryIO
 from zoneinfo import ZoneInfo
 
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import (
-    GuideChannel,
-    GuideMapper,
-    GuideTelecast,
-    ImportReport,
-)
-from ott.tvguide.store import ChannelRecord, GuideStore
+from ott.tvguide.mapping import GuideMapper, ImportReport
+from ott.tvguide.ports import GuideStore
+from ott.tvguide.records import ChannelRecord, GuideChannel, GuideTelecast
 from ott.tvguide.xmltv import NotXmltv, read_xmltv
 from ott.tvguide.zones import Zone, day_span, local_date
 

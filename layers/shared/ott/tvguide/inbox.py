@@ -15,11 +15,14 @@ from urllib.parse import unquote_plus
 
 from pydantic import TypeAdapter, ValidationError
 
+from ott.aws import client
 from ott.clock import epoch_seconds
+from ott.config import load_settings
 from ott.observability import logger
 from ott.tvguide.importer import ImportRefused, import_guide, refusal_document, report_document
 from ott.tvguide.mapping import ImportReport
-from ott.tvguide.store import GuideInbox, GuideStore
+from ott.tvguide.ports import GuideInbox, GuideStore
+from ott.tvguide.store import GuideSettings
 from ott.tvguide.xmltv import NotXmltv
 from ott.tvguide.zones import ZoneName
 from ott.uploads import UploadGone
@@ -129,3 +132,21 @@ def import_uploads(
 
 def _opened(inbox: GuideInbox, uploaded: InboxObject) -> AbstractContextManager[BinaryIO]:
     return closing(inbox.open(uploaded.bucket, uploaded.key))
+
+
+class S3Inbox:
+    """The inbox (`GuideInbox`) over S3."""
+
+    def __init__(self, s3: Any, bucket: str) -> None:
+        self._s3 = s3
+        self.bucket = bucket
+
+    def open(self, bucket: str, key: str) -> BinaryIO:
+        try:
+            return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
+        except self._s3.exceptions.NoSuchKey:
+            raise UploadGone(f"{key[:1024]}: no such upload (it was deleted)") from None
+
+
+def guide_inbox() -> S3Inbox:
+    return S3Inbox(client("s3"), load_settings(GuideSettings).inbox_bucket)

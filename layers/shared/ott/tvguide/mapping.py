@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, NamedTuple
 
 from ott.text import fold
 from ott.tvguide.models import Category, CategoryType, Profile
+from ott.tvguide.records import GuideChannel, GuideImage, GuideShow, GuideTelecast, older_age
 from ott.tvguide.xmltv import Skipped, SkipReason, XmltvChannel, XmltvImage, XmltvItem, XmltvProgramme
 
 # Channel and show ids fit a signed 32-bit integer (how many clients hold a uint32); telecast ids fit
@@ -39,7 +39,6 @@ EXAMPLE_CHARACTERS = 200  # of a channel id or a detail in an example (the repor
 MAX_CHANNEL_CATEGORIES = 50
 MAX_TELECAST_IMAGES = 8
 MAX_TELECAST_CATEGORIES = 10
-MAX_MERGED = 100  # languages, and names of a channel, kept over the imports that said them
 
 _c = CategoryType
 # Guide words (folded: lower case, ё as е) to CategoryType; a word not listed keeps its text, no type.
@@ -242,98 +241,6 @@ def _language(lang: str | None) -> str:
 
 def first_text(texts: dict[str, str]) -> str | None:
     return next(iter(texts.values()), None)
-
-
-class GuideImage(NamedTuple):
-    """An image of a telecast or a show, as mapped and stored. The API's TelecastImage is made of it only for a
-    reply: validating a pydantic model for every programme was the dearest step of the import's mapping."""
-
-    profile: Profile
-    location: str
-    width: int | None = None
-    height: int | None = None
-
-
-@dataclass(slots=True)
-class GuideChannel:
-    """A channel of the guide. `age_restriction` and `categories` sum up its telecasts: complete once the
-    import has run to the end."""
-
-    alias: str
-    channel_id: int
-    titles: dict[str, str]
-    names: list[str]  # every display-name: what idbytitle matches
-    logo_url: str | None
-    promo_url: str | None
-    age_restriction: int | None = None
-    categories: dict[tuple[CategoryType | None, str], Category] = field(default_factory=dict)
-    # Its display-names, icons and urls as the newest guide declaring it gave them (xmltv.CHANNEL_KEPT_AS_GIVEN).
-    kept: list[Any] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class GuideTelecast:
-    id: int
-    zone: str
-    alias: str  # of its channel
-    channel_id: int
-    start: datetime  # UTC
-    duration: int  # seconds
-    titles: dict[str, str]
-    descriptions: dict[str, str]
-    categories: list[Category]
-    age_restriction: int | None
-    url: str | None
-    images: list[GuideImage]
-    show_id: int | None
-    # The language of each category, when they are in several (a reply keeps those of the caller's language).
-    category_langs: list[str] = field(default_factory=list)
-    # What the source said that only the XMLTV export carries (xmltv.KEPT_AS_GIVEN, compact as xmltv.as_given).
-    kept: list[Any] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class GuideShow:
-    """Telecasts with the same title (case-insensitive, ё as е), over every channel they air on."""
-
-    id: int
-    key: str  # the folded title
-    titles: dict[str, str]
-    channel_ids: set[int] = field(default_factory=set)
-    age_restriction: int | None = None
-    url: str | None = None
-    images: list[GuideImage] = field(default_factory=list)
-
-
-def merged_texts(newer: dict[str, str], older: dict[str, str]) -> dict[str, str]:
-    """Per language the newer text; the languages only the older texts have stay, after the newer ones."""
-    merged = {**newer, **{lang: text for lang, text in older.items() if lang not in newer}}
-    return dict(list(merged.items())[:MAX_MERGED])
-
-
-def merged_channel(newer: GuideChannel, older: GuideChannel | None) -> GuideChannel:
-    """What an import says of a channel over what earlier imports said (another file or zone): per language the
-    newest title, every name (the newest first), the newest logo and site or else the earlier ones."""
-    if older is None:
-        return newer
-    newer.titles = merged_texts(newer.titles, older.titles)
-    newer.names = [*newer.names, *(name for name in older.names if name not in newer.names)][:MAX_MERGED]
-    newer.logo_url = newer.logo_url or older.logo_url
-    newer.promo_url = newer.promo_url or older.promo_url
-    newer.kept = newer.kept or older.kept
-    return newer
-
-
-def merged_show(newer: GuideShow, older: GuideShow | None) -> GuideShow:
-    """A show as an import found it over what earlier imports said: titles per language as for channels, the
-    newest address and images or else the earlier ones, the oldest age of them all."""
-    if older is None:
-        return newer
-    newer.titles = merged_texts(newer.titles, older.titles)
-    newer.url = newer.url or older.url
-    newer.images = newer.images or older.images
-    newer.age_restriction = _older(newer.age_restriction, older.age_restriction)
-    return newer
 
 
 @dataclass
@@ -551,7 +458,7 @@ class GuideMapper:
         else:
             self.report.untitled += 1
         if age is not None:
-            channel.age_restriction = _older(channel.age_restriction, age)
+            channel.age_restriction = older_age(channel.age_restriction, age)
         for category in categories:
             if len(channel.categories) < MAX_CHANNEL_CATEGORIES:
                 channel.categories.setdefault((category.type, category.title), category)
@@ -574,7 +481,7 @@ class GuideMapper:
             self._show_by_title[series or title] = show
         show.channel_ids.add(telecast.channel_id)
         if telecast.age_restriction is not None:
-            show.age_restriction = _older(show.age_restriction, telecast.age_restriction)
+            show.age_restriction = older_age(show.age_restriction, telecast.age_restriction)
         for lang, text in telecast.titles.items():
             show.titles.setdefault(lang, text)
         show.url = show.url or telecast.url
@@ -593,7 +500,7 @@ class GuideMapper:
             found = age_of_rating(value)
             if found is None:
                 self.report.unknown_ratings[value] += 1
-            age = _older(age, found)
+            age = older_age(age, found)
         return age
 
     def _images(self, images: list[XmltvImage]) -> list[GuideImage]:
@@ -621,9 +528,3 @@ class GuideMapper:
     def _skip(self, reason: SkipReason, programme: XmltvProgramme, detail: str) -> None:
         start = f"{programme.start:%Y-%m-%d %H:%M:%S}Z"
         self.report.skip(Skipped(reason, programme.line, programme.channel, start, detail))
-
-
-def _older(age: int | None, other: int | None) -> int | None:
-    if age is None:
-        return other
-    return age if other is None else max(age, other)

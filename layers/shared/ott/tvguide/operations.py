@@ -17,7 +17,7 @@ from ott.callers import Staff
 from ott.errors import DomainError, InvalidInput, NotFound
 from ott.staff import Area, require_area
 from ott.tvguide.config import GuideConfig, checked_configuration
-from ott.tvguide.store import ConfigurationChanged, GuideStore
+from ott.tvguide.ports import ConfigurationChanged, GuideStore
 from ott.tvguide.zones import WORLD, Zone, new_zone
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from ott.observability import logger
 from ott.registry.location import RegistryStore, locate
 from ott.text import fold
 from ott.tvguide.config import GuideConfig
-from ott.tvguide.mapping import UNDETERMINED, GuideImage, GuideShow, GuideTelecast
+from ott.tvguide.mapping import UNDETERMINED
 from ott.tvguide.models import (
     Category,
     Channel,
@@ -36,7 +36,8 @@ from ott.tvguide.params import (
     TvShowsParams,
     ZoneParams,
 )
-from ott.tvguide.store import Catalogue, ChannelRecord, DayKey, GuideStore
+from ott.tvguide.ports import GuideStore
+from ott.tvguide.records import Catalogue, ChannelRecord, DayKey, GuideImage, GuideShow, GuideTelecast
 from ott.tvguide.zones import WORLD, Zone, day_span, local_date, select_zone, wire_datetime
 
 # How long replies may be kept: a schedule changes when a guide is imported (a few times a day); a current

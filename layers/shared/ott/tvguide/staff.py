@@ -15,7 +15,6 @@ from ott.errors import NotFound
 from ott.staff import Area, require_area
 from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.config import ConfigurationInvalid, GuideConfig, checked_configuration
-from ott.tvguide.mapping import GuideTelecast
 from ott.tvguide.models import Category, TelecastImage
 from ott.tvguide.operations import (
     ExportRequests,
@@ -26,7 +25,8 @@ from ott.tvguide.operations import (
     zones_overview,
 )
 from ott.tvguide.params import iso_date
-from ott.tvguide.store import GuideStore
+from ott.tvguide.ports import GuideStore
+from ott.tvguide.records import GuideTelecast
 from ott.tvguide.zones import Label, Zone, ZoneName, day_span, local_date
 from ott.uploads import UploadBucket, UploadForm, upload_form
 from ott.wire import UInt32, UInt64, WireModel

@@ -1,4 +1,5 @@
-"""Data access of the programme guide: the port the domain uses, its DynamoDB adapter and the factory.
+"""The programme guide's DynamoDB adapter (`GuideStore`, `ott.tvguide.ports`) and its factory; its records are in
+`ott.tvguide.records`, how its items hold them in `ott.tvguide.codec`.
 
 One table (docs/decisions.md, "Programme guide: storage"); every request path is a GetItem, a BatchGetItem or a
 Query of one partition, never a Scan:
@@ -12,31 +13,36 @@ Query of one partition, never a Scan:
 | `SHOW` | show id (10 digits) | a show: titles, channels, age, link, images |
 | `CHANNELID` | channel id (10 digits) | the alias holding that id, catalogue-wide: the registry of channel ids |
 | `IMPORT` | object key | the report of an import (its progress while it runs), kept a week: the imports' history |
-| `DIGESTS` | `DAY#<zone>#<nn>`, `SHOW#<nn>` | the manifest: digests of what imports wrote (`ott.tvguide.manifest`) |
+| `DIGESTS` | `DAY#<zone>#<nn>`, `SHOW#<nn>` | the manifest: digests of what imports wrote |
 | `DIGESTS` | `#lease` | the lease of the import writing |
 
 Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole channel partition stays small
 enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
 after their day (0: never).
+
+Every import is a versioned load (`ott.storage.versioned`, docs/decisions.md, "Issue 18, third part"), one at a
+time, that writes only what changed. The **manifest** keeps a digest per channel-day (of the item an import
+wrote) and per show (of the facts the last import that wrote it said), in chunks spread by a hash of the entry:
+an import reads every chunk with the lease in one Query, writes only what differs, then the chunks that changed.
+The **lease** is held by the import writing; a second import waits in-process for the first. The manifest is
+not versioned: an import that fails halfway leaves its lease `failed`, and one that dies stops renewing it; the
+next import takes it over and forgets what the failed one may have left untrue (its zone's day entries and
+every show entry), so those are written again once. The import **publishes** last: the configuration item's
+`gen`, in one transaction with the lease's release.
 """
 
-import json
-import math
 import secrets
-import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import reduce
 from operator import and_
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from ott.aws import client
 from ott.config import EnvSettings, load_settings
-from ott.errors import DomainError
 from ott.storage import (
     Condition,
     ConditionFailed,
@@ -51,276 +57,83 @@ from ott.storage import (
     UpdateItem,
     attr,
 )
-from ott.storage.cache import hot_item_seconds, hot_items
+from ott.storage.cache import hot_items
 from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
-from ott.tvguide.config import GuideConfig
-from ott.tvguide.manifest import (
-    DIGESTS,
+from ott.storage.versioned import (
     KEPT,
-    LEASE_SK,
-    PREFIX,
-    SHOW_CHUNK,
     WRITTEN,
     Generation,
+    Lease,
     Manifest,
-    day_chunk,
     digest,
     kept,
+    kept_names,
     seen,
+    spacing_left,
 )
-from ott.tvguide.mapping import GuideChannel, GuideImage, GuideShow, GuideTelecast, merged_channel, merged_show
-from ott.tvguide.models import Category, CategoryType, Profile
-from ott.uploads import UploadGone
+from ott.tvguide.codec import (
+    Sources,
+    channel_doc,
+    channel_record,
+    config_of,
+    fitted_day,
+    id_key,
+    merged_channel_doc,
+    merged_show_doc,
+    pack,
+    show_doc,
+    show_of_item,
+    sources_of,
+    telecast_of,
+    telecast_row,
+    unpack,
+    without_sources_of,
+    zone_date,
+)
+from ott.tvguide.config import GuideConfig
+from ott.tvguide.ports import ConfigurationChanged, ImportBusy, ImportTakenOver
+from ott.tvguide.ports import GuideStore as GuideStore  # the port, for the callers that name it here
+from ott.tvguide.records import (
+    Catalogue,
+    ChannelRecord,
+    DayKey,
+    GuideChannel,
+    GuideShow,
+    GuideTelecast,
+    Held,
+    ZoneDropped,
+    merged_show,
+)
 
 if TYPE_CHECKING:  # the audit trail only for staff changes: the devices' functions do not import it
     from ott.audit import AuditEntry, AuditLog
 
 CONFIG_KEY: Key = {"pk": "CHANNEL", "sk": "#config"}
 IMPORT_RESULT_DAYS = 7
-# A channel-day's document at most: DynamoDB takes 400 KB an item, with its keys and attributes.
-DAY_ITEM_BYTES = 190_000  # twice this within 400 KB: a load keeps the day's content before it for its readers
 # Channels and shows written in one transaction at most (DynamoDB takes 4 MB a TransactWriteItems).
 TRANSACTION_BYTES = 3_000_000
-# What a telecast keeps of its row when its day does not fit (besides its first title): id, times, age, show.
-LEAN_FIELDS = ("i", "s", "d", "a", "h")
+DIGESTS = "DIGESTS"  # the manifest's chunks and the lease
+CHUNKS = 64  # per zone and for the shows: ~20 bytes an entry packed, a chunk holds ~17,000 within 350 KB
+LEASE_SK = "#lease"
+SHOW_CHUNK = "SHOW#"
 LEASE_KEY: Key = {"pk": DIGESTS, "sk": LEASE_SK}
 HOT_TAG = "guide"  # the guide's entries among the container's hot items (ott.storage.cache)
 LISTED = "#listed"  # the channels of the partition, kept with the configuration item read with them
-LONGEST_REQUEST_SECONDS = 29  # the API functions' timeout (API Gateway's limit)
-CLOCK_SKEW_SECONDS = 5  # what the import function's clock and the readers' may differ by
-# What a load keeps of an item for the readers of the generation before (ott.tvguide.manifest.seen).
-DAY_FIELDS = ("doc", "alias")
-CHANNEL_FIELDS = ("doc", "src", "dates", "zones")
-SHOW_FIELDS = ("doc", "src", "channels")
-# The facts each source said of a channel or show, by source: [the load that wrote them, the document]. An item
-# written before sources were kept holds one, under this name, until its sources replace it.
-Sources = dict[str, list[Any]]
-EARLIER = "#earlier"
+# What a load keeps of an item for the readers of the generation before (`ott.storage.versioned.seen`).
+DAY_FIELDS = kept_names("doc", "alias")
+CHANNEL_FIELDS = kept_names("doc", "src", "dates", "zones")
+SHOW_FIELDS = kept_names("doc", "src", "channels")
 # An import renews its lease every LEASE_SECONDS / 4 as it writes; one not renewed for LEASE_SECONDS died.
 LEASE_SECONDS = 120
 # A second import waits for the first in-process, looking every LEASE_POLL_SECONDS, this many times at most
 # (ten minutes: the import function runs 15), then gives up (ImportBusy) and SQS delivers its message again.
 LEASE_POLL_SECONDS = 2.0
 LEASE_POLLS = 300
-DayKey = tuple[str, int, date]  # zone, channel id, zone-local date
 
 
-class ImportBusy(RuntimeError):
-    """Another import held the guide's lease for as long as this one could wait; nothing was written."""
-
-
-class ImportTakenOver(RuntimeError):
-    """This import's lease lapsed and another import took it over: this one stops writing."""
-
-
-class ConfigurationChanged(DomainError):
-    """Someone else changed the guide configuration in the meantime; read it again and retry."""
-
-    code = "conflict"
-    status = 409
-
-
-@dataclass
-class ChannelRecord:
-    channel: GuideChannel
-    dates: dict[str, list[date]] = field(default_factory=dict)  # zone → local dates with a schedule
-    zones: set[str] = field(default_factory=set)  # the zones whose guides declare the channel
-    expired: set[str] = field(default_factory=set)  # `zone_date`s past retention still in the item
-
-
-Held = Mapping[int, ChannelRecord]  # the catalogue's channels by id, as an import read them
-
-
-@dataclass
-class Catalogue:
-    config: GuideConfig
-    version: int
-    channels: dict[int, ChannelRecord]  # by channel id, in id order
-
-
-@dataclass(frozen=True)
-class ZoneDropped:
-    channel_days: int  # the zone's channel-days deleted (with their telecasts' places)
-    channels: set[int]  # the channels deleted: no other zone declares them
-
-
-class GuideStore(Protocol):
-    def configuration(self) -> tuple[GuideConfig, int]: ...
-    def save_configuration(self, config: GuideConfig, version: int, audited: "AuditEntry | None" = None) -> None: ...
-    def catalogue(self, channel_ids: Collection[int] | None = None) -> Catalogue: ...
-    def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]: ...
-    def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]: ...
-    def telecast_places(self, telecast_ids: Collection[int]) -> dict[int, DayKey]: ...
-    def shows(self, show_ids: Collection[int]) -> dict[int, GuideShow]: ...
-    def put_day(self, key: DayKey, telecasts: list[GuideTelecast], carried: int = 0) -> str | None: ...
-    def merge_channels(
-        self, zone: str, channels: Iterable[GuideChannel], dates: dict[int, set[date]], held: "Held | None" = None
-    ) -> None: ...
-    def merge_shows(self, shows: Iterable[GuideShow]) -> None: ...
-    def flush(self) -> None: ...
-    def claim_channel_ids(self, wanted: Mapping[str, list[int]]) -> dict[str, int | None]: ...
-    def importing(self, zone: str, source: str | None = None) -> AbstractContextManager[None]: ...
-    def save_import(self, key: str, result: dict[str, Any]) -> None: ...
-    def claim_import(self, key: str, upload: str) -> bool: ...
-    def import_result(self, key: str) -> dict[str, Any] | None: ...
-    def import_results(self) -> dict[str, dict[str, Any]]: ...
-    def drop_zone(self, zone: str) -> "ZoneDropped": ...
-    def drop_show_channels(self, channel_ids: Collection[int], zone: str | None = None) -> int: ...
-
-
-def pack(data: Any) -> bytes:
-    return zlib.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
-
-
-def unpack(blob: bytes) -> Any:
-    return json.loads(zlib.decompress(blob))
-
-
-def id_key(number: int) -> str:
-    return f"{number:010d}"
-
-
-def _images_out(images: list[GuideImage]) -> list[list[Any]]:
-    return [[image.profile.value, image.location, image.width, image.height] for image in images]
-
-
-def _images_in(rows: list[list[Any]]) -> list[GuideImage]:
-    return [GuideImage(Profile(p), loc, w, h) for p, loc, w, h in rows]
-
-
-def _categories_out(categories: Iterable[Category]) -> list[list[Any]]:
-    return [[category.type.value if category.type else None, category.title] for category in categories]
-
-
-def _categories_in(rows: list[list[Any]]) -> list[Category]:
-    return [Category(type=CategoryType(kind) if kind else None, title=title) for kind, title in rows]
-
-
-def telecast_row(telecast: GuideTelecast) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "i": telecast.id,
-        "s": int(telecast.start.timestamp()),
-        "d": telecast.duration,
-        "t": telecast.titles,
-    }
-    optional = {
-        "x": telecast.descriptions,
-        "c": _categories_out(telecast.categories),
-        "l": telecast.category_langs,
-        "a": telecast.age_restriction,
-        "u": telecast.url,
-        "m": _images_out(telecast.images),
-        "h": telecast.show_id,
-        "k": telecast.kept,
-    }
-    row.update({name: value for name, value in optional.items() if value not in (None, {}, [])})
-    return row
-
-
-def fitted_day(rows: list[dict[str, Any]]) -> tuple[bytes, str | None]:
-    """A day's rows packed within DAY_ITEM_BYTES: when they do not fit, each telecast keeps its times, id, show
-    and first title only, and the telecasts past what fits then are left out (the end of the day). What was cut."""
-    doc = pack(rows)
-    if len(doc) <= DAY_ITEM_BYTES:
-        return doc, None
-    without_kept = [{name: value for name, value in row.items() if name != "k"} for row in rows]
-    doc = pack(without_kept)
-    if len(doc) <= DAY_ITEM_BYTES:
-        return doc, "a channel-day's children kept for the export left out to fit an item"
-    lean = [
-        {**{name: row[name] for name in LEAN_FIELDS if name in row}, "t": dict(list(row["t"].items())[:1])}
-        for row in rows
-    ]
-    doc, kept = pack(lean), len(lean)
-    while len(doc) > DAY_ITEM_BYTES:
-        kept = kept * DAY_ITEM_BYTES // len(doc) * 9 // 10
-        doc = pack(lean[:kept])
-    left_out = f" and {len(rows) - kept} telecasts" if kept < len(rows) else ""
-    return doc, f"a channel-day's texts but the first title, images, categories{left_out} left out to fit an item"
-
-
-def telecast_of(row: dict[str, Any], zone: str, alias: str, channel_id: int) -> GuideTelecast:
-    return GuideTelecast(
-        id=row["i"],
-        zone=zone,
-        alias=alias,
-        channel_id=channel_id,
-        start=datetime.fromtimestamp(row["s"], UTC),
-        duration=row["d"],
-        titles=row["t"],
-        descriptions=row.get("x", {}),
-        categories=_categories_in(row.get("c", [])),
-        age_restriction=row.get("a"),
-        url=row.get("u"),
-        images=_images_in(row.get("m", [])),
-        show_id=row.get("h"),
-        category_langs=row.get("l", []),
-        kept=row.get("k", []),
-    )
-
-
-def channel_doc(record: ChannelRecord) -> dict[str, Any]:
-    channel = record.channel
-    return {
-        "alias": channel.alias,
-        "id": channel.channel_id,
-        "titles": channel.titles,
-        "names": channel.names,
-        "logo": channel.logo_url,
-        "promo": channel.promo_url,
-        "age": channel.age_restriction,
-        "categories": _categories_out(channel.categories.values()),
-        **({"kept": channel.kept} if channel.kept else {}),
-    }
-
-
-def zone_date(zone: str, day: date) -> str:
-    """An element of a channel item's `dates` string set: imports of several zones add to it at once."""
-    return f"{zone}\x1f{day.isoformat()}"
-
-
-def channel_record(doc: dict[str, Any], zone_dates: Iterable[str] = ()) -> ChannelRecord:
-    categories = _categories_in(doc["categories"])
-    channel = GuideChannel(
-        alias=doc["alias"],
-        channel_id=doc["id"],
-        titles=doc["titles"],
-        names=doc["names"],
-        logo_url=doc["logo"],
-        promo_url=doc["promo"],
-        age_restriction=doc["age"],
-        categories={(category.type, category.title): category for category in categories},
-        kept=doc.get("kept", []),
-    )
-    dates: dict[str, list[date]] = {}
-    for entry in sorted(zone_dates):
-        zone, _, day = entry.rpartition("\x1f")
-        dates.setdefault(zone, []).append(date.fromisoformat(day))
-    return ChannelRecord(channel, dates)
-
-
-def show_doc(show: GuideShow) -> dict[str, Any]:
-    return {
-        "id": show.id,
-        "key": show.key,
-        "titles": show.titles,
-        "age": show.age_restriction,
-        "url": show.url,
-        "images": _images_out(show.images),
-    }
-
-
-def show_of(doc: dict[str, Any], channel_ids: Iterable[str] = ()) -> GuideShow:
-    return GuideShow(
-        id=doc["id"],
-        key=doc["key"],
-        titles=doc["titles"],
-        channel_ids={int(number) for number in channel_ids},
-        age_restriction=doc["age"],
-        url=doc["url"],
-        images=_images_in(doc["images"]),
-    )
+def day_chunk(zone: str) -> str:
+    return f"DAY#{zone}#"
 
 
 def day_key(zone: str, channel_id: int) -> str:
@@ -356,6 +169,7 @@ class DynamoGuideStore:
         self._database = database
         self._hot = hot  # the channel partition read through the container's hot items (readers; a load reads fresh)
         self._table = Table(table, "pk", "sk", ttl="ttl")
+        self._lease = Lease(self._table, LEASE_KEY, holder="token", since="since", seconds=LEASE_SECONDS, flag="held")
         self._retention = retention_days
         self._audit = audit
         self._pending: list[Item] = []
@@ -379,7 +193,7 @@ class DynamoGuideStore:
         """The configuration and its version; the published generation is pinned from the same item."""
         if self._pinned is None:
             self._pinned, self._published_at = published(item), int(item.get("publishedAt", 0)) if item else 0
-        return _config_of(item)
+        return config_of(item)
 
     def save_configuration(self, config: GuideConfig, version: int, audited: "AuditEntry | None" = None) -> None:
         """Conditional on the version read: two writers never lose each other's zones. An update, so that the
@@ -500,7 +314,7 @@ class DynamoGuideStore:
 
     # ---- what readers see: the published generation, pinned at the first read
 
-    def _pinned_get(self, keys: list[Key], fields: tuple[str, ...]) -> list[Item]:
+    def _pinned_get(self, keys: list[Key], fields: Mapping[str, str]) -> list[Item]:
         """The items at `keys` as the pinned generation has them; the configuration item read in the same call
         when nothing is pinned yet."""
         if self._pinned is None:
@@ -511,7 +325,7 @@ class DynamoGuideStore:
             items = self._batch_get(keys)
         return self._visible(items, fields)
 
-    def _visible(self, items: Iterable[Item], fields: tuple[str, ...]) -> list[Item]:
+    def _visible(self, items: Iterable[Item], fields: Mapping[str, str]) -> list[Item]:
         generation = self._pinned or Generation()
         return [view for item in items if (view := seen(item, generation, fields)) is not None]
 
@@ -620,13 +434,13 @@ class DynamoGuideStore:
         return self._versioned(load, channel_key(number), content, before, CHANNEL_FIELDS), size
 
     def _versioned(
-        self, load: Load, key: Key, content: dict[str, Any], before: Item | None, fields: tuple[str, ...]
+        self, load: Load, key: Key, content: dict[str, Any], before: Item | None, fields: Mapping[str, str]
     ) -> UpdateItem:
         """An update writing `content` (an empty set removed) and keeping `before` for the published generation's
         readers; other attributes of the item stay."""
         update = Update()
         attributes = {**content, **kept(before, load.gen, self._published(), fields)}
-        for name in [*fields, *(PREFIX + name for name in fields)]:
+        for name in [*fields, *fields.values()]:
             if attributes.get(name) in (None, set()):
                 update.remove(name)
             else:
@@ -790,7 +604,7 @@ class DynamoGuideStore:
         self._write(self._pending_days)
         self._pending_days = []
 
-    # ---- one import writing at a time, and only what changed (ott.tvguide.manifest)
+    # ---- one import writing at a time, and only what changed (the manifest, `ott.storage.versioned`)
 
     @contextmanager
     def importing(self, zone: str, source: str | None = None) -> Iterator[None]:
@@ -822,29 +636,29 @@ class DynamoGuideStore:
     def _take_lease(self, zone: str, source: str, token: str) -> tuple[Manifest, Item | None, Load]:
         """The manifest, read with the lease in one Query, and the lease as this import found it (None: there
         was none; `held` or `failed`: of an import that died or failed). The lease is taken conditionally on its
-        count as read, so that nobody wrote between the read and the taking."""
+        holder as read, so that nobody took it between the read and the taking."""
         for _ in range(LEASE_POLLS):
-            manifest, lease = Manifest(), None
+            manifest, lease = Manifest(CHUNKS), None
             for item in self._database.query(self._table, DIGESTS, consistent=True):
                 if item["sk"] == LEASE_SK:
                     lease = item
                 else:
                     manifest.chunks[item["sk"]] = unpack(item["doc"])
             now = self._database.now()
-            if lease is not None and lease.get("held") and now - lease["since"] < LEASE_SECONDS:
+            if self._lease.held(lease, now):
                 self._database.pause(LEASE_POLL_SECONDS)
                 continue
             count = int(lease["n"]) if lease else 0
             aborted = {int(number) for number in lease.get("aborted", ())} if lease else set()
             if lease is not None and (lease.get("held") or lease.get("failed")):
                 aborted.add(count)  # the generation of the load that died or failed: its writes are never seen
-            taken = {**LEASE_KEY, "token": token, "zone": zone, "since": now, "held": True, "n": count + 1}
+            taken = Update().set("token", token).set("zone", zone).set("since", now).set("held", True)
+            taken.set("n", count + 1).remove("failed")
             if aborted:
-                taken["aborted"] = sorted(aborted)
-            unread = attr("pk").not_exists() if lease is None else attr("n").eq(count)
-            try:
-                self._database.put(self._table, taken, unread)
-            except ConditionFailed:
+                taken.set("aborted", sorted(aborted))
+            else:
+                taken.remove("aborted")
+            if not self._lease.take(self._database, lease, taken):
                 continue
             return manifest, lease, Load(token, self._database.clock(), manifest, count + 1, source, frozenset(aborted))
         raise ImportBusy("another import has been writing the guide for ten minutes; this one is tried again later")
@@ -861,15 +675,12 @@ class DynamoGuideStore:
             return
         load.gen = max(load.gen, self._published().gen + 1)
         if first:  # readers may hold the generation before the published one for publish_spacing() after it
-            wait = self._published_at + publish_spacing() - self._database.now()
+            wait = spacing_left(self._published_at, self._database.now())
             if wait > 0:
                 self._database.pause(wait)
         load.renewed = self._database.clock()
-        renewal = Update().set("since", self._database.now()).set("n", load.gen)
-        try:
-            self._database.update(self._table, LEASE_KEY, renewal, self._holds(load))
-        except ConditionFailed:
-            raise ImportTakenOver("this import's lease lapsed and another import took over") from None
+        lapsed = ImportTakenOver("this import's lease lapsed and another import took over")
+        self._lease.renew(self._database, load.token, Update().set("n", load.gen), lapsed)
 
     def _release(self, load: Load, found: Item | None) -> None:
         """Frees the lease of an import that failed or wrote nothing (a published one is freed by the
@@ -883,8 +694,7 @@ class DynamoGuideStore:
             release = DeleteItem(self._table, LEASE_KEY, self._holds(load))
         else:
             release = PutItem(self._table, found, self._holds(load))
-        with suppress(ConditionFailed):  # taken over meanwhile: the other import forgets what this one wrote
-            self._database.write(release)
+        self._lease.release(self._database, release)  # taken over meanwhile: the other forgets what this one wrote
 
     def _publish(self, load: Load) -> None:
         """Readers see the load from now on: the configuration item's generation moved and the lease freed in
@@ -895,15 +705,12 @@ class DynamoGuideStore:
             update.set("aborted", sorted(load.aborted))
         unmoved = attr("gen").not_exists() if was.gen == 0 else attr("gen").eq(was.gen)
         released = Update().set("held", False).set("failed", False).set("since", self._database.now())
-        try:
-            self._database.transact(
-                [
-                    UpdateItem(self._table, CONFIG_KEY, update, unmoved),
-                    UpdateItem(self._table, LEASE_KEY, released, self._holds(load)),
-                ]
-            )
-        except TransactionCancelled:
-            raise ImportTakenOver("another import published meanwhile; this one is not published") from None
+        self._lease.publish(
+            self._database,
+            UpdateItem(self._table, CONFIG_KEY, update, unmoved),
+            UpdateItem(self._table, LEASE_KEY, released, self._holds(load)),
+            ImportTakenOver("another import published meanwhile; this one is not published"),
+        )
 
     def _published(self) -> Generation:
         """The generation readers see, as this store pinned it (read when it was not yet)."""
@@ -911,9 +718,8 @@ class DynamoGuideStore:
             self.configuration()
         return self._pinned or Generation()
 
-    @staticmethod
-    def _holds(load: Load) -> Condition:
-        return attr("token").eq(load.token)
+    def _holds(self, load: Load) -> Condition:
+        return self._lease.holds(load.token)
 
     def _write_manifest(self, manifest: Manifest) -> None:
         """The chunks this import changed (an emptied one deleted); day entries past retention left out."""
@@ -1039,67 +845,8 @@ def unchanged(zone: str, number: int, dates: dict[int, set[date]], record: Chann
     )
 
 
-def sources_of(item: Item | None) -> Sources:
-    """The sources' facts an item holds (one item written before sources were kept: its document, as one)."""
-    if item is None:
-        return {}
-    if "src" in item:
-        return dict(unpack(item["src"]))
-    return {EARLIER: [0, unpack(item["doc"])]}
-
-
-def by_age(sources: Sources) -> list[Any]:
-    """The sources' documents, the oldest first (by the load that wrote them)."""
-    return [doc for _, (_, doc) in sorted(sources.items(), key=lambda entry: (entry[1][0], entry[0]))]
-
-
-def without_sources_of(zone: str, item: Item, merge: Callable[[Sources], dict[str, Any]], update: Update) -> bool:
-    """Adds to `update` the item's facts without those of the zone's sources (`<zone>/<file name>`), the
-    document merged over the others; whether it had any."""
-    sources = sources_of(item) if "src" in item else {}
-    remaining = {source: facts for source, facts in sources.items() if source.rpartition("/")[0] != zone}
-    if len(remaining) == len(sources):
-        return False
-    update.set("src", pack(remaining))
-    if remaining:
-        update.set("doc", pack(merge(remaining)))
-    return True
-
-
-def merged_channel_doc(sources: Sources) -> dict[str, Any]:
-    """A channel's document over its sources: each newer one's facts over the older (`merged_channel`: titles
-    per language, names, logo, site), its categories added to theirs, the highest age of them all."""
-    merged: GuideChannel | None = None
-    for doc in by_age(sources):
-        channel = channel_record(doc).channel
-        if merged is not None:
-            ages = [age for age in (channel.age_restriction, merged.age_restriction) if age is not None]
-            categories = {**merged.categories, **channel.categories}
-            channel = merged_channel(channel, merged)
-            channel.age_restriction, channel.categories = max(ages, default=None), categories
-        merged = channel
-    return channel_doc(ChannelRecord(merged)) if merged else {}
-
-
-def merged_show_doc(sources: Sources) -> dict[str, Any]:
-    """A show's document over its sources: each newer one's facts over the older (`merged_show`: titles per
-    language, address, images; the highest age)."""
-    merged: GuideShow | None = None
-    for doc in by_age(sources):
-        merged = merged_show(show_of(doc), merged)
-    return show_doc(merged) if merged else {}
-
-
 def sort_key(item: Item) -> str:
     return str(item["sk"])
-
-
-def publish_spacing() -> int:
-    """Seconds a load waits after the publication before it writes over items: they keep one generation before
-    the published one, and a request may hold the generation before that for the hot items' bound and its own
-    length after the publication that replaced it. Without the hot items (HOT_ITEM_SECONDS=0), no wait."""
-    bound = hot_item_seconds()
-    return math.ceil(bound + LONGEST_REQUEST_SECONDS + CLOCK_SKEW_SECONDS) if bound else 0
 
 
 def published(item: Item | None) -> Generation:
@@ -1107,16 +854,6 @@ def published(item: Item | None) -> Generation:
     if item is None:
         return Generation()
     return Generation(int(item.get("gen", 0)), frozenset(int(number) for number in item.get("aborted", ())))
-
-
-def show_of_item(item: Item) -> GuideShow:
-    return show_of(unpack(item["doc"]), item.get("channels", ()))
-
-
-def _config_of(item: Item | None) -> tuple[GuideConfig, int]:
-    if item is None:
-        return GuideConfig(), 0
-    return GuideConfig.model_validate(unpack(item["doc"])), item["version"]
 
 
 class GuideSettings(EnvSettings):
@@ -1131,27 +868,3 @@ def guide_store(audit: "AuditLog | None" = None, *, fresh: bool = False) -> Dyna
     log its staff changes are recorded in."""
     settings = load_settings(GuideSettings)
     return DynamoGuideStore(dynamo_database(), settings.table, settings.retention_days, audit, hot=not fresh)
-
-
-class GuideInbox(Protocol):
-    bucket: str  # the one bucket whose events are imported
-
-    def open(self, bucket: str, key: str) -> BinaryIO:
-        """The object's body as a stream, read as it is consumed (never whole)."""
-        ...
-
-
-class S3Inbox:
-    def __init__(self, s3: Any, bucket: str) -> None:
-        self._s3 = s3
-        self.bucket = bucket
-
-    def open(self, bucket: str, key: str) -> BinaryIO:
-        try:
-            return self._s3.get_object(Bucket=bucket, Key=key)["Body"]
-        except self._s3.exceptions.NoSuchKey:
-            raise UploadGone(f"{key[:1024]}: no such upload (it was deleted)") from None
-
-
-def guide_inbox() -> S3Inbox:
-    return S3Inbox(client("s3"), load_settings(GuideSettings).inbox_bucket)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ott.tvguide.store import GuideStore
+    from ott.tvguide.ports import GuideStore
 
 __all__ = ["GuideSummaries", "GuideSummary", "SummaryImage", "guide_summaries"]
 

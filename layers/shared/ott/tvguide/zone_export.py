@@ -28,8 +28,8 @@ from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.export import DOCTYPE, GENERATOR, channel_element, programme_element
 from ott.tvguide.export_queue import batched
 from ott.tvguide.params import XmltvParams
+from ott.tvguide.ports import GuideStore
 from ott.tvguide.service import Answer, Request, chronological, zone_channels
-from ott.tvguide.store import GuideStore
 
 # How long the address a player is sent to stays valid, and how long the redirect may be cached: shorter, so
 # that no cache hands out an address that no longer opens.
