@@ -138,7 +138,7 @@ def main() -> int:
     baseline: list[float] = []
     measured: dict[str, list[list[float]]] = {name: [] for name in VARIANTS}
     for _ in range(RUNS):  # interleaved, so drift of the machine hits every side alike
-        baseline.append(seconds(BASELINE, lambda_environment("baseline", {})))
+        baseline.append(seconds(sys.executable, BASELINE, lambda_environment("baseline", {})))
         for name, module in VARIANTS.items():
             measured[name].append(cold_start(module, env))
     base = statistics.median(baseline)

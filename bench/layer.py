@@ -1,7 +1,9 @@
 """The shared layer as Lambda gets it: the size of the zip `sam build` (`make validate`) prepares, and whether
-it imports every function beside only what the python3.11 runtime provides."""
+it imports every function beside only what the python3.13 runtime provides (when it was built for this machine's
+architecture: `LAMBDA_ARCHITECTURE=x86_64 make validate` on an x86_64 machine)."""
 
 import io
+import platform
 import re
 import subprocess
 import sys
@@ -52,6 +54,15 @@ def imports_beside_the_runtime() -> str:
     return "" if run.returncode == 0 else run.stderr.strip().splitlines()[-1]
 
 
+def built_for() -> str:
+    """The machine the built layer's extension modules are for (aarch64, x86_64), from their file names."""
+    for path in (BUILT_LAYER / "python").rglob("*.so"):
+        found = re.search(r"-(aarch64|x86_64)-linux-gnu\.so$", path.name)
+        if found:
+            return found.group(1)
+    return platform.machine()
+
+
 def report_layer_size() -> int:
     if not BUILT_LAYER.is_dir():
         print(f"\nShared layer: not built; run `make validate` first ({BUILT_LAYER} is missing)")
@@ -67,6 +78,11 @@ def report_layer_size() -> int:
     missed = zipped_mb > BAR_MB or any(name in packages for name in ("botocore", "boto3"))
     print(f"\nShared layer (sam build): {zipped_mb:.1f} MB zipped, {unzipped_mb:.1f} MB unzipped (bar <= {BAR_MB} MB,")
     print(f"  no boto3/botocore of its own) {'MISSED' if missed else 'ok'}")
+    machine = platform.machine()
+    if built_for() != machine:
+        print(f"  imports not tried: the layer is built for {built_for()}, this machine is {machine}")
+        print(f"  (LAMBDA_ARCHITECTURE={machine.replace('aarch64', 'arm64')} make validate builds one it can import)")
+        return int(missed)
     failure = imports_beside_the_runtime()
     print(f"  every function imports with only the runtime's packages beside it: {failure or 'ok'}")
     return int(missed) + int(bool(failure))

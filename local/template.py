@@ -295,7 +295,7 @@ class Template:
         found = {}
         for spec in self.of_type("AWS::Serverless::Api").values():
             for name, authorizer in spec.get("Properties", {}).get("Auth", {}).get("Authorizers", {}).items():
-                found[name] = Authorizer(authorizer["FunctionArn"]["Fn::GetAtt"][0])
+                found[name] = Authorizer(authorizer_function(authorizer["FunctionArn"]))
         return found
 
     def gateway_responses(self) -> dict[str, dict[str, Any]]:
@@ -352,3 +352,12 @@ def rate_seconds(expression: str) -> int:
 
 if __name__ == "__main__":
     sys.stdout.write(json.dumps(expand_language_extensions(load()), indent=1) + "\n")
+
+
+def authorizer_function(arn: dict[str, Any]) -> str:
+    """The function an authorizer's FunctionArn names: `!GetAtt Fn.Arn`, or `!Ref Fn.Alias` (the alias SAM's
+    AutoPublishAlias makes: a SnapStart function runs from a published version only)."""
+    if "Fn::GetAtt" in arn:
+        target = arn["Fn::GetAtt"]
+        return str(target[0] if isinstance(target, list) else target.split(".", 1)[0])
+    return str(arn["Ref"]).removesuffix(".Alias")

@@ -7,6 +7,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from botocore.stub import Stubber
 
 from local.invoke import access_token, principal_of
 from local.metering import counting_calls
@@ -258,3 +259,29 @@ def test_verify_expired_moves_the_execution_to_the_call(flow, monkeypatch):
     assert flow.verify(request_id)["error"] == "verify_expired"
     pump(lambda: outbox("79990000002")[0]["channel"] == "call")
     assert flow.confirm("79990000002", request_id)["type"] == "call"
+
+
+def requests_stored() -> list[dict]:
+    """The confirmation requests in the phone table, as moto holds them."""
+    table = TEMPLATE.physical_name("PhoneTable")
+    items = client("dynamodb").scan(TableName=table)["Items"]
+    return [item for item in items if item["pk"]["S"].startswith(f"{ConfirmationRequest.kind}#")]
+
+
+@pytest.mark.parametrize("failure", ["ThrottlingException", "ServiceUnavailable"])
+def test_a_workflow_that_cannot_start_leaves_no_request_and_asks_the_client_to_retry(flow, failure):
+    """StartExecution refused (botocore's Stubber on the process's Step Functions client, moto for the rest): the
+    client gets 503 with Retry-After and no request stays `unconfirmed` with nothing running; its retry starts one."""
+    stepfunctions = client("stepfunctions")
+    with Stubber(stepfunctions) as stub:
+        stub.add_client_error("start_execution", service_error_code=failure, http_status_code=400)
+        reply = invoke("phoneconfirm/confirm", body=json.dumps({"phone": "79990000001"}), principal=flow.principal)
+        stub.assert_no_pending_responses()
+    assert reply["statusCode"] == 503, reply["body"]
+    assert reply["headers"]["Retry-After"] == "2"
+    assert json.loads(reply["body"])["error"] == "service_unavailable"
+    assert requests_stored() == []
+    request_id = flow.confirm("79990000001")["request_id"]  # the retry
+    assert execution_status(request_id) == "RUNNING"
+    assert [item["pk"]["S"] for item in requests_stored()] == [f"{ConfirmationRequest.kind}#{request_id}"]
+    pump(lambda: flow.verify(request_id)["status"] == "confirmed")

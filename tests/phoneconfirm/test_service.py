@@ -11,10 +11,12 @@ from ott.errors import InvalidValue
 from ott.phoneconfirm.channels import StageMessage, run_stage
 from ott.phoneconfirm.fakes import fake_providers, outbox
 from ott.phoneconfirm.keys import PhoneKeys
+from ott.phoneconfirm.orchestration import WorkflowNotStarted
 from ott.phoneconfirm.ports import ProviderUnavailable
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.service import RequestError, check_code, confirm, verify
 from ott.phoneconfirm.settings import PhoneSettings
+from ott.recordstore import changed
 from ott.storage import Update
 from tests.fixtures.databases import Clock, memory_database, table
 from tests.fixtures.stores import phone_store
@@ -270,3 +272,41 @@ def test_the_per_address_quota_counts_an_ipv6_64_as_one_address():
     phone.confirm("79161234562", account_id=2, ip="2001:db8:9:9::2")
     assert error_of(phone.confirm, "79161234563", account_id=3, ip="2001:db8:9:9:a:b:c:d") == "many_requests"
     assert phone.confirm("79161234564", account_id=4, ip="2001:db8:9:a::1").result == "ok"
+
+
+class RefusingOrchestrator(RecordingOrchestrator):
+    """StartExecution refused (a throttle, an outage); `meanwhile` runs first, as a worker would have."""
+
+    def __init__(self, meanwhile=None) -> None:
+        super().__init__()
+        self.meanwhile = meanwhile
+
+    def start(self, request_id: str, phone: str) -> None:
+        super().start(request_id, phone)
+        if self.meanwhile is not None:
+            self.meanwhile(request_id)
+        raise WorkflowNotStarted
+
+
+def test_a_confirm_whose_workflow_cannot_start_is_taken_back_and_answered_503_retry_after(phone):
+    phone.orchestrator = RefusingOrchestrator()
+    with pytest.raises(WorkflowNotStarted) as refused:
+        phone.confirm("79161234567")
+    (request_id,) = phone.orchestrator.started
+    assert phone.request(request_id) is None  # nothing left `unconfirmed` with no execution
+    assert (refused.value.status, refused.value.headers()) == (503, {"Retry-After": "2"})
+    phone.orchestrator = RecordingOrchestrator()
+    retried = phone.confirm("79161234567")
+    assert phone.request(retried.request_id).phone == "79161234567"
+
+
+def test_a_start_whose_reply_was_lost_but_whose_worker_ran_keeps_the_request(phone):
+    def worker_ran(request_id):
+        request = phone.request(request_id)
+        request.sent_at += 1
+        phone.store.commit([changed(request)])
+
+    phone.orchestrator = RefusingOrchestrator(meanwhile=worker_ran)
+    reply = phone.confirm("79161234567")
+    assert reply.result == "ok"
+    assert phone.request(reply.request_id) is not None

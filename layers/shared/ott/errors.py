@@ -41,10 +41,18 @@ class InvalidValue(DomainError):
 
 
 class DependencyUnavailable(DomainError):
-    """A service this request needs is down; the client may retry."""
+    """A service this request needs is down; the client may retry (after `retry_after` seconds, when given:
+    its Retry-After header)."""
 
     code = "service_unavailable"
     status = 503
+
+    def __init__(self, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.retry_after = retry_after
+
+    def headers(self) -> dict[str, str]:
+        return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
 
 class NotFound(DomainError):

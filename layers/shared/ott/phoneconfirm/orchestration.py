@@ -6,10 +6,23 @@ from typing import Any, Literal, Protocol
 from ott.errors import DependencyUnavailable
 
 Outcome = Literal["confirmed", "switch", "expired"]
+# Seconds a client waits before asking again when the workflow cannot start (Step Functions' StartExecution
+# throttle refills its bucket every second).
+RETRY_AFTER_SECONDS = 2
+
+
+class WorkflowNotStarted(DependencyUnavailable):
+    """StartExecution failed (a throttle, an outage): no execution runs for the request. 503 with Retry-After."""
+
+    def __init__(self) -> None:
+        super().__init__("the confirmation workflow cannot be started now; try again", RETRY_AFTER_SECONDS)
 
 
 class Orchestrator(Protocol):
-    def start(self, request_id: str, phone: str) -> None: ...
+    def start(self, request_id: str, phone: str) -> None:
+        """Start the request's execution; raise WorkflowNotStarted when it cannot start."""
+        ...
+
     def advance(self, task_token: str, outcome: Outcome) -> None: ...
     def fail(self, task_token: str, error: str) -> None: ...
 
@@ -28,7 +41,7 @@ class StepFunctions:
         except self._client.exceptions.ExecutionAlreadyExists:
             return  # a retried request: the execution runs already
         except Exception as error:
-            raise DependencyUnavailable("the confirmation workflow cannot be started now; try again") from error
+            raise WorkflowNotStarted from error
 
     def advance(self, task_token: str, outcome: Outcome) -> None:
         """Finish the waiting stage. A stage that ended meanwhile (its timeout, a provider failure) is

@@ -24,12 +24,12 @@ from ott.phoneconfirm.models import (
     VerifyReply,
     VerifyRequest,
 )
-from ott.phoneconfirm.orchestration import Orchestrator
+from ott.phoneconfirm.orchestration import Orchestrator, WorkflowNotStarted
 from ott.phoneconfirm.phone import normalize
 from ott.phoneconfirm.records import CHANNELS, SUPPORT_STAGE, ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
 from ott.phoneconfirm.store import PhoneStore
-from ott.recordstore import Change, ConcurrentChange, changed, count_this_hour, created, replaced
+from ott.recordstore import Change, ConcurrentChange, Delete, changed, count_this_hour, created, replaced
 
 if TYPE_CHECKING:  # support's confirmations only: the subscribers' functions do not import the audit trail
     from ott.audit import StaffChange
@@ -106,8 +106,27 @@ def start(
         phone_expires_at=anonymous_expiry(now) if caller.anonymous else None,
     )
     store.commit([created(request)])
-    orchestrator.start(request.request_id, phone)
+    try:
+        orchestrator.start(request.request_id, phone)
+    except WorkflowNotStarted:
+        if withdraw(store, request):
+            raise  # 503 with Retry-After; the client asks again and gets a new request
     return confirm_reply(request, settings, now)
+
+
+def withdraw(store: PhoneStore, request: ConfirmationRequest) -> bool:
+    """Take back a new request whose execution did not start, so that no request stays `unconfirmed` with nothing
+    running (its id never reached the client). False when the request changed meanwhile: only the channel worker
+    changes a new request, so the execution did start after all (a StartExecution whose reply was lost) and the
+    request stands. Should the store fail too, the client still gets the retryable error: the request's id reached
+    nobody, and it expires unseen at its `expires_at`."""
+    try:
+        store.commit([Delete(ConfirmationRequest, request.key, request.version)])
+    except ConcurrentChange:
+        return False
+    except Exception:  # noqa: S110 - the workflow's failure is the one to answer with
+        pass
+    return True
 
 
 def switch(

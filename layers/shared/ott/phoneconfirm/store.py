@@ -14,6 +14,7 @@ from ott.phoneconfirm.ports import Providers
 from ott.phoneconfirm.records import ConfirmationRequest
 from ott.phoneconfirm.settings import PhoneSettings
 from ott.recordstore import DynamoRecordStore, RecordStore
+from ott.snapstart import forget_after_restore
 from ott.storage import Database
 from ott.storage.dynamo import dynamo_database
 
@@ -57,3 +58,6 @@ def channel_providers() -> Providers:
         call=SmsRuCall(settings.smsru_base_url, credentials.get("smsru_api_id", "")),
         second_sms=SmsRuSms(settings.smsru_base_url, credentials.get("smsru_api_id", "")),
     )
+
+
+forget_after_restore(channel_providers.cache_clear)  # credentials from a secret, and an SNS client

@@ -24,6 +24,7 @@ from ott.callers import Caller
 from ott.config import EnvSettings, load_settings
 from ott.errors import NotFound
 from ott.registry.location import RegistryStore
+from ott.snapstart import forget_after_restore
 from ott.storage.database import BATCH_GET_LIMIT
 from ott.tvguide.export import DOCTYPE, GENERATOR, channel_element, programme_element
 from ott.tvguide.export_queue import batched
@@ -227,3 +228,6 @@ def presigning_client(endpoint: str = "") -> Any:
         return boto3.client("s3", config=Config(signature_version="s3v4"))
     config = Config(signature_version="s3v4", s3={"addressing_style": "path"})
     return boto3.client("s3", endpoint_url=endpoint, config=config)
+
+
+forget_after_restore(presigning_client.cache_clear)  # a client: its connections and credentials

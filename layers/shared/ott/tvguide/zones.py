@@ -1,8 +1,9 @@
 """Programme zones: which schedule version a client gets (spec document 2, section 4.A), and the zone's
 local calendar.
 
-Zone data comes from the IANA database of the system (/usr/share/zoneinfo, present in the python3.11
-Lambda runtime on Amazon Linux 2 and on every development machine), so no tzdata package is shipped.
+Zone data comes from the IANA database of the system (/usr/share/zoneinfo, present in the python3.13
+Lambda runtime and on every development machine); the layer also ships the `tzdata` package, which zoneinfo reads
+where a system has no database (python3.13's Amazon Linux 2023 minimal image is not promised to keep one).
 """
 
 from collections.abc import Sequence
