@@ -2,19 +2,55 @@
 Service name, metrics namespace and log level come from the environment."""
 
 import functools
+import json
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 
 import ott.snapstart  # noqa: F401 - every function imports this module: SnapStart's hooks are registered with it
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
-logger = Logger()
+# No log line longer than this: a request cannot make one line of what it sent (a nested body's traceback, a file's
+# problems), which would cost storage and bury the lines around it (issue 28).
+LONGEST_LINE = 64 * 1024
+
+
+class BoundedFormatter(LambdaPowertoolsFormatter):
+    """Powertools' JSON lines, a value too long for LONGEST_LINE cut short with its length said. Powertools decodes a
+    message that is JSON text: a deeply nested one (a request's own words, logged) would raise RecursionError out of
+    the log call, so only one of a line's length is decoded, within a depth."""
+
+    def __init__(self) -> None:
+        super().__init__(json_deserializer=decoded_message)
+
+    def serialize(self, log: dict[str, Any]) -> str:  # type: ignore[override]
+        line = super().serialize(log)
+        if len(line) <= LONGEST_LINE:
+            return line
+        share = LONGEST_LINE // (2 * len(log) + 2)
+        return super().serialize({key: shortened(value, share) for key, value in log.items()})
+
+
+def decoded_message(text: str) -> Any:
+    if len(text) > LONGEST_LINE or text.count("[") + text.count("{") > 64:
+        raise ValueError("logged as text")
+    return json.loads(text)
+
+
+def shortened(value: Any, most: int) -> Any:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    if len(text) <= most:
+        return value
+    return f"{text[:most]}… ({len(text):,} characters, cut)"
+
+
+logger = Logger(logger_formatter=BoundedFormatter())
 metrics = Metrics()
 # Many invocations record no metric of their own (a consumer with nothing to do); that is no mistake worth a
 # warning in every such invocation's log.
