@@ -100,7 +100,7 @@ FUNCTIONS = {
     "AuthIntrospectFunction": (
         ["POST /auth/2/introspect"],
         {"AUTH_TABLE": "AuthTable"},
-        {"AuthTable": "dynamodb:BatchGetItem"},
+        {"AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem"},
     ),
     "AuthMetadataFunction": (["GET /.well-known/oauth-authorization-server"], {}, {}),
     "AuthPlaylistLinkFunction": (
@@ -112,6 +112,26 @@ FUNCTIONS = {
         ["DELETE /auth/2/playlist_link"],
         {"AUTH_TABLE": "AuthTable"},
         {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
+    ),
+    "AuthXtreamLoginFunction": (
+        ["POST /auth/2/xtream_login"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem dynamodb:UpdateItem"},
+    ),
+    "AuthXtreamLoginsFunction": (
+        ["GET /auth/2/xtream_logins.json"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:BatchGetItem dynamodb:GetItem"},
+    ),
+    "AuthXtreamLoginDeleteFunction": (
+        ["DELETE /auth/2/xtream_login"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem"},
+    ),
+    "AuthStaffXtreamLimitFunction": (
+        ["POST /staff/auth/xtream_limit.json"],
+        {"AUTH_TABLE": "AuthTable", **AUDITED},
+        {"AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem", "AuditTable": "dynamodb:PutItem"},
     ),
     "AuthOptionalBearerAuthorizerFunction": ([], {"AUTH_TABLE": "AuthTable"}, {"AuthTable": "dynamodb:GetItem"}),
     "AuthRevokeFunction": (
