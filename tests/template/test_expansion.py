@@ -157,6 +157,38 @@ FUNCTIONS = {
         {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
         {"ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem", "AuthTable": "dynamodb:UpdateItem"},
     ),
+    "ChannelsXtreamPlayerApiFunction": (
+        ["GET /player_api.php", "POST /player_api.php"],
+        {
+            "CHANNELS_TABLE": "ChannelsTable",
+            "AUTH_TABLE": "AuthTable",
+            "GUIDE_TABLE": "GuideTable",
+            "GUIDE_RETENTION_DAYS": "GuideRetentionDays",
+            "REGISTRY_TABLE": "RegistryTable",
+        },
+        {
+            "ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "AuthTable": "dynamodb:BatchGetItem dynamodb:UpdateItem",
+            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+        },
+    ),
+    "ChannelsXtreamPlaylistFunction": (
+        ["GET /get.php", "POST /get.php"],
+        {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
+        {
+            "ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "AuthTable": "dynamodb:BatchGetItem dynamodb:UpdateItem",
+        },
+    ),
+    "ChannelsXtreamLiveFunction": (
+        ["GET /live/{username}/{password}/{stream}"],
+        {"CHANNELS_TABLE": "ChannelsTable", "AUTH_TABLE": "AuthTable"},
+        {
+            "ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem dynamodb:UpdateItem",
+        },
+    ),
     "ChannelsStaffDiffFunction": (
         ["GET /staff/channels/diff.json"],
         {"CHANNELS_TABLE": "ChannelsTable"},
