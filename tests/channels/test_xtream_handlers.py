@@ -5,10 +5,13 @@ get.php by GET and POST, and plays a channel through /live/ within its limit of 
 import base64
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlencode, urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 from ipytv import playlist as ipytv
+from lxml import etree
 
 from local.invoke import principal_of
 from local.metering import counting_calls
@@ -24,6 +27,7 @@ BASE = "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1"
 STREAM_COMPONENT = {"client_id": "demo-stream_auth", "client_secret": "demo-stream-auth-secret"}
 USERNAME, PASSWORD = demo_xtream_login()
 LOGIN = {"username": USERNAME, "password": PASSWORD}
+MOSCOW = ZoneInfo("Europe/Moscow")  # the demo subscriber's programme zone
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +69,10 @@ def introspect(token: str) -> dict:
     return json.loads(invoke("auth/introspect", body=urlencode({"token": token, **STREAM_COMPONENT}))["body"])
 
 
+def server_time(info: dict) -> int:
+    return info["server_info"]["timestamp_now"]
+
+
 def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
     reply, calls = calls_of(lambda: api(action=""))
     info = body(reply)
@@ -72,7 +80,7 @@ def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
     user = info["user_info"]
     assert (user["username"], user["password"], user["auth"], user["status"]) == (USERNAME, PASSWORD, 1, "Active")
     assert (user["active_cons"], user["max_connections"], user["is_trial"]) == ("0", "2", "0")
-    assert user["created_at"].isdigit() and user["exp_date"] is None  # a personal account does not expire
+    assert user["created_at"].isdigit() and int(user["exp_date"]) > server_time(info) + 300 * 86400  # no expiry
     server = info["server_info"]
     assert (server["url"], server["server_protocol"], server["https_port"]) == (
         "abcdef1234.execute-api.us-east-1.amazonaws.com",
@@ -143,8 +151,12 @@ def test_get_php_writes_the_playlist_with_xtream_addresses_by_get_and_by_post(de
     reply = invoke("channels/xtream_playlist", query={**LOGIN, "type": "m3u_plus", "output": "m3u8"})
     assert reply["statusCode"] == 200, reply["body"]
     assert reply["headers"]["Content-Type"] == "audio/x-mpegurl; charset=UTF-8"
+    assert reply["headers"]["Cache-Control"] == "private, no-cache"  # the login is in it: no shared cache
     parsed = ipytv.loads(reply["body"])
     assert parsed.get_attributes()["url-tvg"] == f"{BASE}/xmltv.php?{urlencode(LOGIN)}"
+    query = {**LOGIN, "type": "m3u_plus", "output": "m3u8"}
+    again = invoke("channels/xtream_playlist", query=query, headers={"If-None-Match": reply["headers"]["ETag"]})
+    assert again["statusCode"] == 304 and again["body"] == ""
     channels = [parsed.get_channel(index) for index in range(parsed.length())]
     assert [channel.url for channel in channels] == [
         f"{BASE}/live/{USERNAME}/{PASSWORD}/{number}.m3u8" for number in (101, 102, 103, 104, 105)
@@ -156,6 +168,13 @@ def test_get_php_writes_the_playlist_with_xtream_addresses_by_get_and_by_post(de
     assert ipytv.loads(posted["body"]).get_channel(0).url.endswith("/101.ts")
     wrong = invoke("channels/xtream_playlist", query={**LOGIN, "password": "wrong"})
     assert wrong["statusCode"] == 401 and USERNAME not in wrong["body"]
+
+
+def test_xmltv_php_redirects_to_the_guide_of_the_subscriber_s_zone(demo):
+    reply, calls = calls_of(lambda: invoke("channels/xtream_xmltv", query=LOGIN))
+    assert reply["statusCode"] == 302 and calls == 1, reply["body"]
+    assert reply["headers"]["Location"] == f"{BASE}/tvguide/2/xmltv.xml?t=3&c=1"  # the playlist's url-tvg
+    assert invoke("channels/xtream_xmltv", query={**LOGIN, "password": "wrong"})["statusCode"] == 401
 
 
 def test_live_redirects_to_the_stream_with_a_session_the_component_introspects(demo):
@@ -212,3 +231,106 @@ def test_a_subscriber_makes_an_xtream_login_lists_it_and_revokes_it(demo):
     gone = invoke("auth/xtream_login_delete", principal=principal, query={"username": login["username"]})
     assert gone["statusCode"] == 204
     assert body(invoke("channels/xtream_player_api", query=mine)) == {"user_info": {"auth": 0}}
+
+
+# ---- catch-up
+
+
+def timeshift(stream: str, start: str, minutes: str = "60", source_ip: str | None = None) -> dict:
+    values = {"username": USERNAME, "password": PASSWORD, "minutes": minutes, "start": start, "stream": stream}
+    path = "/timeshift/{username}/{password}/{minutes}/{start}/{stream}".format(**values)
+    return invoke("channels/xtream_timeshift", path=path, source_ip=source_ip, path_parameters=values)
+
+
+def xc_start(timestamp: str | int) -> str:
+    return datetime.fromtimestamp(int(timestamp), UTC).strftime("%Y-%m-%d:%H-%M")
+
+
+def test_channels_tell_their_own_archive_depth_in_days(demo):
+    streams = {stream["stream_id"]: stream for stream in body(api(action="get_live_streams"))}
+    archives = {number: (stream["tv_archive"], stream["tv_archive_duration"]) for number, stream in streams.items()}
+    assert archives == {101: (1, 7), 102: (1, 7), 103: (0, 0), 104: (1, 2), 105: (0, 0)}
+    playlist = ipytv.loads(invoke("channels/xtream_playlist", query={**LOGIN, "type": "m3u_plus"})["body"])
+    attributes = {channel.attributes["tvg-id"]: channel.attributes for channel in playlist.get_channels()}
+    assert (attributes["perviy.demo"]["catchup"], attributes["perviy.demo"]["catchup-days"]) == ("xc", "7")
+    assert (attributes["detskiy.demo"]["catchup"], attributes["detskiy.demo"]["catchup-days"]) == ("xc", "2")
+    assert "catchup" not in attributes["kinoyozh.demo"]
+
+
+def past_programme(stream_id: str) -> dict:
+    rows = body(api(action="get_simple_data_table", stream_id=stream_id))["epg_listings"]
+    assert sum(row["now_playing"] for row in rows) == 1
+    past = [row for row in rows if row["has_archive"] == 1]
+    if not past:
+        pytest.skip("the demo guide has no programme that ended today yet")
+    assert all(int(row["stop_timestamp"]) <= server_time(body(api())) for row in past)
+    return past[0]
+
+
+def test_the_full_epg_marks_past_programmes_of_archived_channels_and_timeshift_plays_them(demo):
+    programme = past_programme("101")
+    reply = timeshift("101.ts", xc_start(programme["start_timestamp"]))
+    assert reply["statusCode"] == 302, reply["body"]
+    assert (
+        reply["headers"]["Location"]
+        == f"https://timeshift.demo-telecom.example/perviy.demo/{programme['id']}/index.m3u8"
+    )
+    rows = body(api(action="get_simple_data_table", stream_id="103"))["epg_listings"]
+    assert not any(row["has_archive"] for row in rows)  # no archive: nothing to play back
+
+
+def test_an_archive_by_time_plays_from_the_start_asked_for(demo):
+    start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=5)
+    reply = timeshift("104.ts", start.strftime("%Y-%m-%d:%H-%M"), minutes="30")
+    assert reply["statusCode"] == 302, reply["body"]
+    location = reply["headers"]["Location"]
+    prefix = f"https://edge.demo-telecom.example/live/detskiy.demo/archive-{int(start.timestamp())}-1800.m3u8?session="
+    assert location.startswith(prefix)
+    assert introspect(location.removeprefix(prefix))["active"] is True
+
+
+@pytest.mark.parametrize(
+    ("stream", "start", "minutes", "status"),
+    [
+        ("101.ts", "days ago", "60", 404),
+        ("104.ts", "in an hour", "60", 404),
+        ("103.ts", "an hour ago", "60", 404),
+        ("101.ts", "2026-13-01:10-00", "60", 400),
+        ("101.ts", "2026-01-01T10:00", "60", 400),
+        ("101.ts", "an hour ago", "0", 400),
+        ("101.ts", "an hour ago", "99999", 400),
+    ],
+    ids=["before the archive", "not yet", "no archive", "month 13", "malformed", "no minutes", "too many minutes"],
+)
+def test_timeshift_outside_the_archive_or_malformed_is_a_clear_4xx(demo, stream, start, minutes, status):
+    now = datetime.now(UTC)
+    moments = {
+        "days ago": now - timedelta(days=8),
+        "in an hour": now + timedelta(hours=1),
+        "an hour ago": now - timedelta(hours=1),
+    }
+    written = moments[start].strftime("%Y-%m-%d:%H-%M") if start in moments else start
+    reply = timeshift(stream, written, minutes)
+    assert reply["statusCode"] == status, reply["body"]
+    assert "Location" not in reply["headers"]
+
+
+def test_the_playlist_s_catchup_source_expanded_as_iptv_simple_does_is_the_component_s_archive_address(demo):
+    """IPTV Simple puts a programme's `catchup-id` from the guide (url-tvg) into the channel's catchup-source."""
+    programme = past_programme("101")
+    playlist = ipytv.loads(
+        invoke("channels/playlist", query={"link": "demo-playlist-link-of-the-demo-subscriber"})["body"]
+    )
+    first = playlist.get_channel(0)
+    assert (first.attributes["tvg-id"], first.attributes["catchup-days"]) == ("perviy.demo", "7")
+    local_start = datetime.fromtimestamp(int(programme["start_timestamp"]), UTC).astimezone(MOSCOW)
+    day = local_start.date().isoformat()
+    guide = invoke("tvguide/xmltv", query={"t": "3", "c": "1", "channel": "101", "dates": day})
+    assert guide["statusCode"] == 200, guide["body"]
+    document = etree.fromstring(guide["body"].encode("utf-8"))
+    starts = {element.get("start")[:12]: element.get("catchup-id") for element in document.iter("programme")}
+    catchup_id = starts[
+        datetime.fromtimestamp(int(programme["start_timestamp"]), UTC).astimezone(MOSCOW).strftime("%Y%m%d%H%M")
+    ]
+    expanded = first.attributes["catchup-source"].replace("{catchup-id}", catchup_id)
+    assert expanded == f"https://timeshift.demo-telecom.example/perviy.demo/{programme['id']}/index.m3u8"

@@ -189,6 +189,27 @@ FUNCTIONS = {
             "AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem dynamodb:UpdateItem",
         },
     ),
+    "ChannelsXtreamTimeshiftFunction": (
+        ["GET /timeshift/{username}/{password}/{minutes}/{start}/{stream}"],
+        {
+            "CHANNELS_TABLE": "ChannelsTable",
+            "AUTH_TABLE": "AuthTable",
+            "GUIDE_TABLE": "GuideTable",
+            "GUIDE_RETENTION_DAYS": "GuideRetentionDays",
+            "REGISTRY_TABLE": "RegistryTable",
+        },
+        {
+            "ChannelsTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "AuthTable": "dynamodb:BatchGetItem dynamodb:PutItem dynamodb:UpdateItem",
+            "GuideTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+            "RegistryTable": "dynamodb:BatchGetItem dynamodb:GetItem",
+        },
+    ),
+    "ChannelsXtreamXmltvFunction": (
+        ["GET /xmltv.php"],
+        {"AUTH_TABLE": "AuthTable"},
+        {"AuthTable": "dynamodb:BatchGetItem dynamodb:UpdateItem"},
+    ),
     "ChannelsStaffDiffFunction": (
         ["GET /staff/channels/diff.json"],
         {"CHANNELS_TABLE": "ChannelsTable"},

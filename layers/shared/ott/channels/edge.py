@@ -69,8 +69,14 @@ def xtream_json_reply(body: Any) -> Reply:
     return Reply(json.dumps(body, ensure_ascii=False, separators=(",", ":")), headers=XTREAM_JSON_HEADERS)
 
 
+# get.php's playlist names no session (its streams go through /live/): the same login and configuration give the
+# same bytes, so players that reload it every few hours revalidate (ETag, 304); private, as the login is in it.
+REVALIDATED = CachePolicy(max_age=0)
+XTREAM_PLAYLIST_HEADERS = {"Content-Type": "audio/x-mpegurl; charset=UTF-8", "Cache-Control": "private, no-cache"}
+
+
 def xtream_playlist_reply(text: str) -> Reply:
-    return Reply(text, headers=PLAYLIST_HEADERS)
+    return Reply(text, headers=XTREAM_PLAYLIST_HEADERS)
 
 
 def redirect_reply(url: str) -> Reply:

@@ -7,18 +7,25 @@ schema have them: numbers as strings where Xtream sends strings, times in UTC (s
 
 import base64
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from ott.auth.playlist_access import XtreamAccess, XtreamViewer
-from ott.channels.models import Channel, ChannelList, ChannelStatus, StreamSource, StreamSourceType
-from ott.channels.playlist import Viewer, attribute, chosen_stream, filled, ordered
+from ott.channels.models import (
+    DEFAULT_ARCHIVE_DAYS,
+    Channel,
+    ChannelList,
+    ChannelStatus,
+    StreamSource,
+    StreamSourceType,
+)
+from ott.channels.playlist import GUIDE_EXPORT, Viewer, attribute, chosen_stream, filled, ordered
 from ott.channels.service import served_configuration
 from ott.channels.store import ChannelStore
-from ott.channels.xtream_params import LivePath, PlayerApiParams, XtreamParams
+from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
 from ott.errors import DomainError, InvalidInput, NotFound
 from ott.tvguide.summaries import GuideProgramme, GuideSchedules
 
@@ -34,6 +41,9 @@ OUTPUT_FORMATS = ["m3u8", "ts"]
 TABLE_DAYS_AHEAD = 7
 TABLE_DAYS_BACK = 1
 SHORT_EPG_AHEAD = timedelta(days=2)
+# What exp_date says of an account that does not expire: a year from now, every time (Dispatcharr's way). Xtream
+# panels send null, which pyxtream and some Android players cannot read.
+UNLIMITED = timedelta(days=365)
 # What a player's stream URLs end with when the link did not say (`output`).
 DEFAULT_EXTENSION = "ts"
 
@@ -80,12 +90,13 @@ def category_id(title: str) -> str:
 
 
 def archive_days(listed: Listed) -> int:
-    """How many days back the channel's archive goes for this stream (0: none)."""
-    stream = listed.stream
-    days = getattr(listed.channel, "archive_days", None)
-    if not stream.has_timeshift or not stream.timeshift_url:
-        return 0
-    return int(days) if days else 0
+    """How many days back the channel's archive goes for this stream (0: none): the channel's archive_days for a
+    stream with a per-programme timeshift_url (DEFAULT_ARCHIVE_DAYS when the configuration does not say) or an
+    archive by time (archive_url)."""
+    stream, days = listed.stream, listed.channel.archive_days
+    if stream.has_timeshift and stream.timeshift_url:
+        return days or DEFAULT_ARCHIVE_DAYS
+    return days or 0 if stream.archive_url else 0
 
 
 def lineup(channel_list: ChannelList, viewer: XtreamViewer, user_agent: str) -> Iterator[Listed]:
@@ -166,7 +177,7 @@ def account_info(viewer: XtreamViewer, password: str, connections: tuple[int, in
             "message": "",
             "auth": 1,
             "status": "Active",
-            "exp_date": str(viewer.expires_at) if viewer.expires_at else None,
+            "exp_date": str(viewer.expires_at or int((call.now + UNLIMITED).timestamp())),
             "is_trial": "0",
             "active_cons": str(connections[0]),
             "created_at": str(viewer.created_at),
@@ -299,6 +310,18 @@ def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamPar
     return "\n".join(lines) + "\n"
 
 
+# ---- xmltv.php: the guide
+
+
+def xtream_guide(access: XtreamAccess, params: XtreamParams, call: XtreamCall) -> str:
+    """`xmltv.php`: where the login's guide is: the guide's XMLTV export of the subscriber's zone, as the subscriber
+    playlist's url-tvg names it (the zone's whole guide, gzip-compressed: channels first, then every day it keeps,
+    past days with them for catch-up, each programme with its catchup-id; ETag and 304)."""
+    viewer = signed_in(access, params.username, params.password, call)
+    zone = {"t": viewer.territory_id, "c": viewer.contractor_id}
+    return f"{call.base_url}{GUIDE_EXPORT}?{urlencode({k: v for k, v in zone.items() if v is not None})}".rstrip("?")
+
+
 # ---- /live/: playback
 
 
@@ -321,5 +344,45 @@ def listed_stream(store: ChannelStore, viewer: XtreamViewer, stream_id: int, cal
     raise UnknownStream("no channel of this login has this stream id")
 
 
-def by_channel(listed: list[Listed]) -> Mapping[int, Listed]:
-    return {entry.channel.id: entry for entry in listed}
+# ---- /timeshift/: catch-up
+
+
+class NotInArchive(NotFound):
+    """The channel keeps no archive of that moment (none at all, too long ago, not yet, no programme then)."""
+
+
+def timeshift_redirect(
+    store: ChannelStore, access: XtreamAccess, guide: GuideSchedules, path: TimeshiftPath, call: XtreamCall
+) -> str:
+    """`/timeshift/{username}/{password}/{minutes}/{YYYY-MM-DD:HH-MM}/{stream_id}.{ext}` (IPTV Simple's `xc`
+    catch-up, Xtream players' archive): the programme of the guide that starts in that minute (UTC, as
+    server_info says) redirected to the stream's timeshift_url with its id as `%(program_id)s`; without one (or
+    for a stream without a timeshift_url), the archive by time (archive_url) from that start for those minutes.
+    A start outside the channel's archive days is a 404 that says so. The start counts as a screen."""
+    viewer = signed_in(access, path.username, path.password, call)
+    entry = listed_stream(store, viewer, path.stream_id, call)
+    days = archive_days(entry)
+    if not days:
+        raise NotInArchive("this channel keeps no archive")
+    try:
+        start = datetime.strptime(path.start, "%Y-%m-%d:%H-%M").replace(tzinfo=UTC)
+    except ValueError:
+        raise InvalidInput("start: not a date and time (YYYY-MM-DD:HH-MM, UTC)") from None
+    minutes = int(path.minutes)
+    if not 0 < minutes <= 24 * 60:
+        raise InvalidInput("minutes: from 1 to 1440")
+    if start >= call.now or start < call.now - timedelta(days=days):
+        raise NotInArchive(f"this channel's archive keeps the last {days} days, up to now (UTC)")
+    stream = entry.stream
+    session = access.start_screen(viewer, path.password, call.address, call.now)
+    if stream.has_timeshift and stream.timeshift_url:
+        found = guide.programmes(
+            viewer.territory_id, viewer.contractor_id, [entry.channel.id], start, start + timedelta(minutes=1)
+        )
+        starting = [p for p in found.get(entry.channel.id, []) if start <= p.start < start + timedelta(minutes=1)]
+        if starting:
+            return filled(stream.timeshift_url, program_id=str(starting[0].id))
+    if stream.archive_url:
+        by_time = filled(stream.archive_url, session)
+        return by_time.replace("{utc}", str(int(start.timestamp()))).replace("{duration}", str(minutes * 60))
+    raise NotInArchive("no programme of this channel starts at that time")
