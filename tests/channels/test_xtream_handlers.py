@@ -88,6 +88,8 @@ def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
         "443",
     )
     assert server["timezone"] == "UTC" and isinstance(server["timestamp_now"], int)
+    for alias in ("get_account_info", "get_profile", "get_server_info"):  # what clients ask it by
+        assert body(api(action=alias)) == info | {"server_info": body(api(action=alias))["server_info"]}
 
 
 @pytest.mark.parametrize(

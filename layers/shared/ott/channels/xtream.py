@@ -34,6 +34,9 @@ OTHER = "Other"
 # What an Xtream server says of the time it sends: UTC (Dispatcharr's choice): players convert for display.
 TIMEZONE = "UTC"
 TIME = "%Y-%m-%d %H:%M:%S"
+# What clients ask the account's info by: none (Xtream's own), and the names npm's @iptv/xtream-api and others send
+# (Xtream servers answer any unknown action so; here another unknown action is a 400 that lists them).
+ACCOUNT_ACTIONS = frozenset({"", "get_account_info", "get_profile", "get_server_info", "get_user_info"})
 EMPTY_ACTIONS = frozenset({"get_vod_categories", "get_vod_streams", "get_series_categories", "get_series"})
 # The output formats a login may ask for; the stream is the channel's own (HLS) whatever the extension.
 OUTPUT_FORMATS = ["m3u8", "ts"]
@@ -140,7 +143,7 @@ def player_api(
     if viewer is None:
         return {"user_info": {"auth": 0}}
     action = params.action
-    if action in ("", "get_account_info"):
+    if action in ACCOUNT_ACTIONS:
         return account_info(viewer, params.password, access.connections(viewer, call.now), call)
     if action in EMPTY_ACTIONS:
         return []
