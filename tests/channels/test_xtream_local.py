@@ -52,3 +52,10 @@ def test_a_player_follows_live_to_the_stream_with_a_session(xtream, stack):
     location = reply.headers["Location"]
     assert location.startswith("https://edge.demo-telecom.example/live/detskiy.demo/index.m3u8")
     assert PASSWORD not in location
+
+
+def test_make_run_prints_the_demo_subscriber_s_xtream_link_as_providers_hand_it_out(stack):
+    link = f"{stack.url}/get.php?username={USERNAME}&password={PASSWORD}&type=m3u_plus&output=m3u8"
+    assert link in stack.output.read_text()
+    reply = requests.get(link, timeout=10)
+    assert reply.status_code == 200 and reply.text.startswith("#EXTM3U"), reply.text
