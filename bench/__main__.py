@@ -3,6 +3,7 @@ import sys
 from bench.auth.token_cpu import report_token_cpu
 from bench.channels.calls import report_channel_calls
 from bench.channels.m3u_import import report_m3u_import
+from bench.channels.xtream_calls import report_xtream_calls
 from bench.coldstart import report_cold_starts
 from bench.documents import report_documents
 from bench.dynamodb_calls import report_dynamodb_calls
@@ -18,6 +19,7 @@ def main() -> int:
         + report_layer_size()
         + report_dynamodb_calls()
         + report_channel_calls()
+        + report_xtream_calls()
         + report_m3u_import()
         + report_documents()
         + report_token_cpu()

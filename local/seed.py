@@ -16,6 +16,7 @@ from ott.auth.admin import create_user, register_client
 from ott.auth.playlist_links import PLAYLIST_PATH, new_link
 from ott.auth.policy import AuthPolicy
 from ott.auth.store import auth_records
+from ott.auth.xtream_logins import new_login, playlist_url
 from ott.callers import Account, Device, MachineClient, Operator
 from ott.channels.service import publish
 from ott.channels.store import DynamoChannelStore
@@ -163,12 +164,27 @@ def seed_auth(store: RecordStore) -> None:
             home = {"contractor_id": link["contractor_id"], "territory_id": link["territory_id"]}
             subscriber = Account(account_id, "demo-tv", frozenset(), "127.0.0.1", **home)
             new_link(store, subscriber, "", datetime.now(UTC), secret=link["secret"])
+        if xtream := entry.get("xtream_login"):
+            home = {"contractor_id": xtream["contractor_id"], "territory_id": xtream["territory_id"]}
+            subscriber = Account(account_id, "demo-tv", frozenset(), "127.0.0.1", **home)
+            new_login(store, subscriber, "", datetime.now(UTC), demo=(xtream["username"], xtream["password"]))
 
 
 def demo_playlist_path() -> str:
     """The path (with its link) of the demo subscriber's playlist."""
     (link,) = [entry["playlist_link"] for entry in demo_document("auth.yaml")["users"] if "playlist_link" in entry]
     return f"{PLAYLIST_PATH}?link={link['secret']}"
+
+
+def demo_xtream_login() -> tuple[str, str]:
+    """The demo subscriber's Xtream username and password."""
+    (login,) = [entry["xtream_login"] for entry in demo_document("auth.yaml")["users"] if "xtream_login" in entry]
+    return login["username"], login["password"]
+
+
+def demo_xtream_path() -> str:
+    """The path of the demo subscriber's Xtream M3U link, as providers hand it out."""
+    return playlist_url("", *demo_xtream_login())
 
 
 def seed_niche_content(store: NicheStore, now: datetime) -> None:

@@ -23,7 +23,14 @@ from local.gateway import Gateway, GatewayRequestHandler, error_response, json_r
 from local.moto_speedups import speed_up_step_functions
 from local.pollers import QueuePollers, Schedules
 from local.resources import create_state_machines, create_stores
-from local.seed import DEMO_SERVICES, demo_api_keys, demo_playlist_path, seed_registry_and_auth, seed_service
+from local.seed import (
+    DEMO_SERVICES,
+    demo_api_keys,
+    demo_playlist_path,
+    demo_xtream_path,
+    seed_registry_and_auth,
+    seed_service,
+)
 from local.template import REGION, Function, Template
 from ott.aws import client, reset_clients
 from ott.config import reset_settings
@@ -211,6 +218,8 @@ class LocalStack:
             "  PKCE client: demo-phone / demo-phone-secret (requires S256 PKCE)",
             "  demo user:   demo@example.com / demo-password; their playlist (Kodi's IPTV Simple, TiviMate, VLC):",
             f"               {self.base_url}{demo_playlist_path()}",
+            "               their Xtream Codes login (TiviMate, IPTV Smarters, OTT Navigator; server, user, password):",
+            f"               {self.base_url}{demo_xtream_path()}",
             "  moderator:   moderator@example.com / moderator-password through demo-staff / demo-staff-secret;",
             "               python -m local.sign_in prints a token for the launcher's moderation and statistics",
             "  API keys (x-api-key) of the machine routes (/channels, /1/niche-content/):",

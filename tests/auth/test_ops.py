@@ -118,3 +118,28 @@ def test_operator_text_an_xml_reply_cannot_carry_is_refused(aws, monkeypatch, tm
     assert auth_legacy_import.main([str(legacy), *TARGET]) == 2
     assert "U+FFFE" in capsys.readouterr().err
     assert auth_store().get(AccessToken, token_hash("a")) is None
+
+
+def test_the_operator_sets_an_account_s_limit_of_concurrent_streams_audited(demo, capsys):
+    """Issue 29: the demo subscriber's limit, 2 by default, set to 3 and back, each change in the audit trail."""
+    from local.seed import demo_xtream_login
+    from ops.auth import xtream_limit
+    from ott.audit import audit_log
+    from ott.staff import Area
+
+    account_id = auth_store().get(Credentials, "demo@example.com").account_id
+    target = ["--table", "AuthTable", "--audit-table", "AuditTable", "--by", "ops-person"]
+    assert xtream_limit.main([str(account_id), "--max", "3", *target]) == 0
+    username, password = demo_xtream_login()
+    info = json.loads(invoke("channels/xtream_player_api", query={"username": username, "password": password})["body"])
+    assert info["user_info"]["max_connections"] == "3"
+    assert xtream_limit.main([str(account_id), "--default", *target]) == 0
+    info = json.loads(invoke("channels/xtream_player_api", query={"username": username, "password": password})["body"])
+    assert info["user_info"]["max_connections"] == "2"
+    entries = audit_log().entries(Area.CHANNELS, 10).entries
+    assert [(entry.actor, entry.after) for entry in entries] == [
+        ("ops-person", {"max_connections": None}),
+        ("ops-person", {"max_connections": 3}),
+    ]
+    assert xtream_limit.main(["12345", "--max", "3", *target]) == 2
+    assert "no account 12345" in capsys.readouterr().err

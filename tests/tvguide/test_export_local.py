@@ -11,6 +11,7 @@ import requests
 from lxml import etree
 
 from tests.conftest import SHARED_DATA
+from tests.fixtures.xmltv import xmltv_dtd
 from tests.tvguide.test_http_local import expected_schedules, run_ops
 
 pytestmark = pytest.mark.slow
@@ -71,7 +72,7 @@ def test_a_zone_s_guide_over_6_mb_is_one_url_to_its_gzip_export(stack, tmp_path)
     for programme in document.findall("programme"):  # the source gave them no title (docs/tvguide.md, "Export")
         if programme.find("title") is None:
             document.remove(programme)
-    dtd = etree.DTD(str(XMLTV / "xmltv.dtd"))
+    dtd = xmltv_dtd()
     assert dtd.validate(document), dtd.error_log.filter_from_errors()
 
 

@@ -31,7 +31,7 @@ from ott.tvguide.zone_export import (
     write_zone_export,
     zone_export_url,
 )
-from tests.conftest import SHARED_DATA
+from tests.fixtures.xmltv import xmltv_dtd
 from tests.tvguide.test_service import HOME, ZONES, guide, hours, load, params
 
 BUCKET = "exports"
@@ -82,7 +82,7 @@ def test_the_export_is_the_zone_s_whole_guide_gzip_compressed_valid_xmltv(store,
     found, data = exported(s3, "Europe/Berlin")
     assert found["ContentEncoding"] == "gzip" and found["ContentType"] == "application/xml; charset=UTF-8"
     document = etree.fromstring(data)
-    assert etree.DTD(str(SHARED_DATA / "xmltv" / "xmltv.dtd")).validate(document)
+    assert xmltv_dtd().validate(document)
     assert [channel.get("id") for channel in document.findall("channel")] == ["ёлка.tv"]
     starts = [programme.get("start") for programme in document.findall("programme")]
     assert len(starts) == 14 * 24 and starts == sorted(starts) and starts[0] == "20241201010000 +0100"

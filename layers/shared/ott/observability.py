@@ -27,7 +27,7 @@ class BoundedFormatter(LambdaPowertoolsFormatter):
     the log call, so only one of a line's length is decoded, within a depth."""
 
     def __init__(self) -> None:
-        super().__init__(json_deserializer=decoded_message)
+        super().__init__(json_deserializer=decoded_message)  # type: ignore[arg-type]  # Powertools types it backwards
 
     def serialize(self, log: dict[str, Any]) -> str:  # type: ignore[override]
         line = super().serialize(log)

@@ -148,3 +148,46 @@ class ServerMetadata(BaseModel):
     revocation_endpoint_auth_methods_supported: list[str]
     introspection_endpoint_auth_methods_supported: list[str]
     code_challenge_methods_supported: list[str]
+
+
+class XtreamLoginReply(BaseModel):
+    """A new Xtream login (issue 29): what a stock player's "Xtream Codes" sign-in asks for (server, username,
+    password) and the M3U link providers hand out; the password is shown once."""
+
+    server: str
+    username: str
+    password: str
+    playlist_url: str
+
+
+class XtreamLoginEntry(BaseModel):
+    username: str
+    created_at: int  # seconds since the epoch
+
+
+class XtreamLoginList(BaseModel):
+    """The account's Xtream logins; never their passwords."""
+
+    logins: list[XtreamLoginEntry]
+
+
+class XtreamLoginParams(BaseModel):
+    """`DELETE /auth/2/xtream_login`: the login to revoke."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    username: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class XtreamLimitRequest(BaseModel):
+    """`POST /staff/auth/xtream_limit.json`: an account's limit of concurrent streams (null: the default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    account_id: AccountId
+    max_connections: Annotated[int, Field(ge=1, le=100)] | None
+
+
+class XtreamLimit(BaseModel):
+    account_id: int
+    max_connections: int | None

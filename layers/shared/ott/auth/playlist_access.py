@@ -10,13 +10,24 @@ from typing import TYPE_CHECKING
 
 from ott.auth.crypto import token_hash
 from ott.auth.records import PlaylistLink
+from ott.auth.xtream_access import ScreenLimitReached, XtreamAccess, XtreamViewer, xtream_access
 from ott.clock import epoch_seconds
 from ott.errors import TooManyRequests
 
 if TYPE_CHECKING:
     from ott.auth.store import AuthStore
 
-__all__ = ["LinkViewer", "PlaylistLinks", "TooManyFetches", "playlist_links"]
+__all__ = [
+    "LinkViewer",
+    "PlaylistLinks",
+    # Xtream logins (issue 29): who a login's requests are for, and its screens (ott.auth.xtream_access).
+    "ScreenLimitReached",
+    "TooManyFetches",
+    "XtreamAccess",
+    "XtreamViewer",
+    "playlist_links",
+    "xtream_access",
+]
 
 # A player loads the playlist when it starts and then every few hours; a link asked more often than this is a
 # script or a URL shared around.

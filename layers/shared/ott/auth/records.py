@@ -5,6 +5,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from ott.accounts import ANONYMOUS_LIFETIME, DAY, ConfirmedPhone
+from ott.auth.xtream_records import XTREAM_RECORDS
 from ott.clock import epoch_seconds
 from ott.recordstore import Record
 
@@ -261,4 +262,5 @@ AUTH_RECORDS = (
     PlaylistLink,
     StreamSession,
     LoginAttempts,
+    *XTREAM_RECORDS,
 )

@@ -9,7 +9,16 @@ spans several channels (duplicates) and what is repaired rather than refused is 
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from ott.channels import macros
@@ -42,6 +51,22 @@ AspectRatio = Annotated[str, Field(pattern=r"^[0-9]{1,5}:[0-9]{1,5}$")]
 Crop = Annotated[str, Field(pattern=r"^[0-9]{1,3}:[0-9]{1,3}$")]
 CropIptv = Annotated[str, Field(pattern=r"^[0-9]{1,5}x[0-9]{1,5}\+[0-9]{1,5}\+[0-9]{1,5}$")]
 Regexp = Annotated[str, Field(max_length=1024)]
+
+# Catch-up (issue 29): the archive's depth, within the programme guide's 30 days of kept days (GuideRetentionDays).
+MAX_ARCHIVE_DAYS = 30
+DEFAULT_ARCHIVE_DAYS = 7
+
+
+def archive_template(url: str) -> str:
+    """An archive address by time: `{utc}` for the start, `{duration}` optional, %(session_id)s the one macro."""
+    problems = macros.URL.problems(url)
+    if "{utc}" not in url:
+        problems.append("must contain {utc} (the start, seconds since the epoch)")
+    refuse(problems)
+    return url
+
+
+ArchiveUrl = Annotated[str, Field(max_length=2048, pattern=r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")]
 
 
 class ChannelStatus(StrEnum):
@@ -115,6 +140,10 @@ class StreamSource(SpecModel):
     timeshift_header: Header | None = None
     records_protected_path: Template | None = Field(None, validate_default=True)
     crop_iptv: CropIptv | None = None
+    # Not the spec's (issue 29): the stream's archive by time, where it has no per-programme timeshift_url (a
+    # Flussonic `archive-{utc}-{duration}.m3u8`): IPTV Simple's `{utc}` (the start, epoch seconds) and
+    # `{duration}` (seconds), and the component's %(session_id)s. How deep it goes: the channel's archive_days.
+    archive_url: ArchiveUrl | None = None
 
     @field_validator("url")
     @classmethod
@@ -172,6 +201,11 @@ class StreamSource(SpecModel):
             refuse(macros.TIMESHIFT_HEADER.problems(header))
         return header
 
+    @field_validator("archive_url")
+    @classmethod
+    def _archive_url(cls, url: str | None) -> str | None:
+        return archive_template(url) if url is not None else None
+
     @field_validator("records_protected_path")
     @classmethod
     def _records_protected_path(cls, path: str | None, info: ValidationInfo) -> str | None:
@@ -194,6 +228,22 @@ class Channel(SpecModel):
     schedule_url: PageUrl | None = None
     logo_url: PageUrl | None = None
     status: ChannelStatus | None = None
+    # Not the spec's (issue 29): how many days back the channel's archive goes (catch-up), for its streams with
+    # has_timeshift and timeshift_url or with an archive_url; players are told it (catchup-days,
+    # tv_archive_duration). None: DEFAULT_ARCHIVE_DAYS for a stream with a timeshift_url, no archive by time.
+    archive_days: Annotated[int, Strict(), Field(ge=1, le=MAX_ARCHIVE_DAYS)] | None = None
+
+    @model_validator(mode="after")
+    def _archive(self) -> "Channel":
+        """archive_days and archive_url go together; archive_days needs a stream with an archive."""
+        archived = [
+            stream for stream in self.streams if stream.archive_url or (stream.has_timeshift and stream.timeshift_url)
+        ]
+        if self.archive_days is not None and not archived:
+            refuse(["archive_days needs a stream with has_timeshift and timeshift_url, or with archive_url"])
+        if self.archive_days is None and any(stream.archive_url for stream in self.streams):
+            refuse(["a stream's archive_url needs the channel's archive_days (how deep its archive goes)"])
+        return self
 
 
 class Category(SpecModel):

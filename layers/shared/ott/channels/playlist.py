@@ -134,7 +134,7 @@ def extinf(channel: Channel, stream: StreamSource, group: str | None, number: in
     if stream.has_timeshift and stream.timeshift_url:
         attributes |= {
             "catchup": "default",
-            "catchup-days": str(catchup_days),
+            "catchup-days": str(channel.archive_days or catchup_days),  # the channel's own depth (issue 29)
             "catchup-source": filled(stream.timeshift_url, program_id=CATCHUP_ID),
         }
     written = " ".join(f'{name}="{attribute(value)}"' for name, value in attributes.items() if value is not None)

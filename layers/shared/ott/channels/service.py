@@ -55,10 +55,11 @@ class VersionConflict(VersionError, Conflict):
     status = Conflict.status
 
 
-def served_configuration(store: ChannelStore) -> str:
-    """The current configuration's reply (ChannelList as JSON), exactly as it was stored at load."""
+def served_configuration(store: ChannelStore, hot: bool = False) -> str:
+    """The current configuration's reply (ChannelList as JSON), exactly as it was stored at load; `hot`: its pointer
+    from the process's hot items."""
     try:
-        served = store.served()
+        served = store.served_hot() if hot else store.served()
     except CorruptVersion as error:
         raise ConfigurationUnavailable(f"the channel configuration cannot be read now ({error})") from None
     if served is None:

@@ -24,6 +24,7 @@ from ott.audit import AuditEntry, AuditLog, recorded
 from ott.config import EnvSettings, KeyIds, load_settings
 from ott.recordstore import ConcurrentChange
 from ott.storage import CheckItem, Database, DeleteItem, Item, Key, PutItem, Table, TransactionCancelled, attr
+from ott.storage.cache import hot_items
 from ott.storage.dynamo import dynamo_database
 
 CURRENT_KEY: Key = {"pk": "CURRENT", "sk": "CURRENT"}
@@ -62,6 +63,7 @@ class Current:
 
 class ChannelStore(Protocol):
     def served(self) -> tuple[Current, str] | None: ...
+    def served_hot(self) -> tuple[Current, str] | None: ...
     def current(self) -> Current | None: ...
     def versions(self) -> list[VersionInfo]: ...
     def next_version(self) -> int: ...
@@ -104,7 +106,15 @@ class DynamoChannelStore:
         self._chunks: dict[int, int] = {}  # chunk counts of the versions `versions` listed
 
     def served(self) -> tuple[Current, str] | None:
-        current = self._pointer(consistent=False)
+        return self._served(self._pointer(consistent=False))
+
+    def served_hot(self) -> tuple[Current, str] | None:
+        """`served`, its pointer from the process's hot items (at most HOT_ITEM_SECONDS old): the Xtream player API
+        (issue 29) reads the configuration on every request of every player, and a load shows within seconds."""
+        item = hot_items.read(self._database, [(self._table, CURRENT_KEY)])[0]
+        return self._served(current_of(item))
+
+    def _served(self, current: "Current | None") -> tuple[Current, str] | None:
         if current is None:
             return None
         cached = _last_read.get((self._table.name, current.version, current.sha256))
@@ -198,16 +208,19 @@ class DynamoChannelStore:
         }
 
     def _pointer(self, *, consistent: bool) -> Current | None:
-        item = self._database.get(self._table, CURRENT_KEY, consistent=consistent)
-        if item is None:
-            return None
-        return Current(version=item["version"], sha256=item["sha256"], revision=item["revision"], chunks=item["chunks"])
+        return current_of(self._database.get(self._table, CURRENT_KEY, consistent=consistent))
 
     def _read_chunks(self, current: Current) -> str:
         """One BatchGetItem, strongly consistent: the chunks were written before the pointer that named them."""
         keys = [chunk_key(current.version, index) for index in range(current.chunks)]
         found = self._database.batch_get({self._table: keys}, consistent=True)[self._table.name]
         return whole_reply(current, {item["sk"]: item["data"] for item in found})
+
+
+def current_of(item: Item | None) -> Current | None:
+    if item is None:
+        return None
+    return Current(version=item["version"], sha256=item["sha256"], revision=item["revision"], chunks=item["chunks"])
 
 
 def whole_reply(current: Current, parts: dict[str, bytes]) -> str:

@@ -91,6 +91,9 @@ def programme_element(telecast: GuideTelecast, zone: Zone) -> etree._Element:
         stop=xmltv_time(end_of(telecast), zone),
         channel=clean(telecast.alias),
     )
+    # IPTV Simple's catch-up id (issue 29): what a channel's catch-up address takes as `{catchup-id}`, the stream
+    # component's %(program_id)s. Not in xmltv.dtd; players that do not know it pass it over.
+    element.set("catchup-id", str(telecast.id))
     texts(element, "title", telecast.titles)  # none when the source gave none (docs/tvguide.md, "Export")
     texts(element, "desc", telecast.descriptions)
     # What the source gave of a kind is exported as given; the API's fields stand in for a telecast kept without it.

@@ -7,12 +7,23 @@ adapter behind `guide_summaries()` reads the guide's own table.
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ott.registry.location import RegistryStore
     from ott.tvguide.ports import GuideStore
 
-__all__ = ["GuideSummaries", "GuideSummary", "SummaryImage", "guide_summaries"]
+__all__ = [
+    # The programmes of a subscriber's zone (issue 29: the channel service's Xtream player API and catch-up).
+    "GuideProgramme",
+    "GuideSchedules",
+    "GuideSummaries",
+    "GuideSummary",
+    "SummaryImage",
+    "guide_schedules",
+    "guide_summaries",
+]
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,103 @@ class StoreSummaries:
                 tuple(SummaryImage(url, None, None, profile) for profile, url in images if url),
             )
         return found
+
+
+@dataclass(frozen=True)
+class GuideProgramme:
+    """A telecast as players list it: its id (what the stream component's `%(program_id)s` and a player's
+    `catchup-id` are), its UTC start and stop, its title and description in the guide's default language."""
+
+    id: int
+    channel_id: int
+    start: datetime
+    stop: datetime
+    title: str | None
+    description: str | None
+
+
+class GuideSchedules(Protocol):
+    def programmes(
+        self,
+        territory_id: int | None,
+        contractor_id: int | None,
+        channel_ids: Collection[int],
+        start: datetime,
+        stop: datetime,
+    ) -> Mapping[int, list[GuideProgramme]]:
+        """The programmes of each channel in the programme zone of that territory and contractor (as the zone's
+        XMLTV export with t and c chooses it) that end after `start` and begin before `stop`, in time order."""
+        ...
+
+    def zone_offset(self, territory_id: int | None, contractor_id: int | None, now: datetime) -> timedelta:
+        """The UTC offset of that zone's time at `now` (0 when no zone is found)."""
+        ...
+
+
+class StoreSchedules:
+    """GuideSchedules over the guide's store: the zone from the configuration (kept hot by the process), the days
+    in one BatchGetItem."""
+
+    def __init__(self, store: "GuideStore", registry: "RegistryStore") -> None:
+        self._store = store
+        self._registry = registry
+
+    def _zone(self, territory_id: int | None, contractor_id: int | None, now: datetime):
+        from ott.callers import Device
+        from ott.tvguide.params import ZoneParams
+        from ott.tvguide.service import Request
+
+        params = ZoneParams.model_validate({"t": territory_id, "c": contractor_id})
+        request = Request(self._store, self._registry, params, Device("0.0.0.0"), now)  # noqa: S104 - no address
+        return request.zone(self._store.configuration()[0])
+
+    def programmes(
+        self,
+        territory_id: int | None,
+        contractor_id: int | None,
+        channel_ids: Collection[int],
+        start: datetime,
+        stop: datetime,
+    ) -> Mapping[int, list[GuideProgramme]]:
+        from ott.tvguide.zones import local_date
+
+        zone = self._zone(territory_id, contractor_id, start)
+        if zone is None or not channel_ids:
+            return {}
+        first, last = local_date(start - timedelta(days=1), zone.tz), local_date(stop, zone.tz)
+        dates = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+        keys = [(zone.name, channel, day) for channel in set(channel_ids) for day in dates]
+        found: dict[int, list[GuideProgramme]] = {channel: [] for channel in channel_ids}
+        seen: set[int] = set()
+        for telecasts in self._store.days(keys).values():
+            for telecast in telecasts:
+                end = telecast.start + timedelta(seconds=telecast.duration)
+                if end <= start or telecast.start >= stop or telecast.id in seen:
+                    continue
+                seen.add(telecast.id)
+                found[telecast.channel_id].append(
+                    GuideProgramme(
+                        telecast.id,
+                        telecast.channel_id,
+                        telecast.start,
+                        end,
+                        _first(telecast.titles),
+                        _first(telecast.descriptions),
+                    )
+                )
+        return {channel: sorted(listed, key=lambda p: p.start) for channel, listed in found.items()}
+
+    def zone_offset(self, territory_id: int | None, contractor_id: int | None, now: datetime) -> timedelta:
+        zone = self._zone(territory_id, contractor_id, now)
+        return (now.astimezone(zone.tz).utcoffset() or timedelta()) if zone is not None else timedelta()
+
+
+def guide_schedules() -> GuideSchedules:
+    """The guide's store (its hot items) and the registry as GuideSchedules."""
+    from ott.registry.location import registry_store
+    from ott.tvguide.store import guide_store
+
+    return StoreSchedules(guide_store(), registry_store())
 
 
 def _first(texts: dict[str, str]) -> str | None:

@@ -1,0 +1,100 @@
+"""DynamoDB calls of the Xtream Codes front door (issue 29) on the demo data in moto: the account's info (bar 2),
+get_live_streams (3), get_short_epg (2) and a /live/ redirect with its screen (3). A warm container is measured (its
+hot items younger than HOT_ITEM_SECONDS, the configuration's reply held: what almost every request of a player
+meets), and one whose hot items are stale (the most a request makes, every HOT_ITEM_SECONDS per container, shown
+without a bar); get_live_streams also at 1,000 channels."""
+
+import importlib
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from bench import QUIET, quiet
+from bench.channels.calls import configuration
+from bench.dynamodb_calls import show
+from local.template import REGION, Template
+
+BARS = {"account info": 2, "get_live_streams": 3, "get_short_epg": 2, "live redirect": 3}
+
+
+def report_xtream_calls() -> int:
+    template = Template()
+    os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": REGION})
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    os.environ.update({**template.environment(), **QUIET, "HOT_ITEM_SECONDS": "5"})
+
+    from moto import mock_aws
+
+    from local.invoke import context, sample_event
+    from local.metering import counting_calls
+    from local.moto_speedups import speed_up_dynamodb
+    from local.resources import create_all
+    from local.seed import demo_xtream_login, seed_demo
+    from ott.audit import AuditLog
+    from ott.aws import client, reset_clients
+    from ott.callers import Operator
+    from ott.channels import store as storage
+    from ott.channels.service import publish
+    from ott.channels.validation import validate_configuration
+    from ott.config import reset_settings
+    from ott.storage.cache import hot_items
+    from ott.storage.dynamo import dynamo_database
+
+    username, password = demo_xtream_login()
+    login = {"username": username, "password": password}
+
+    def api(**query: str) -> Callable[[], dict]:
+        handler = importlib.import_module("functions.channels.xtream_player_api.app").lambda_handler
+        event = {**sample_event("channels/xtream_player_api"), "queryStringParameters": {**login, **query}}
+        return lambda: handler(event, context("channels/xtream_player_api"))
+
+    def live(address: str) -> Callable[[], dict]:
+        handler = importlib.import_module("functions.channels.xtream_live.app").lambda_handler
+        event = sample_event("channels/xtream_live")
+        event["requestContext"]["identity"]["sourceIp"] = address
+        return lambda: handler(event, context("channels/xtream_live"))
+
+    requests = {
+        "account info": lambda _: api(),
+        "get_live_streams": lambda _: api(action="get_live_streams"),
+        "get_short_epg": lambda _: api(action="get_short_epg", stream_id="101"),
+        "live redirect": lambda n: live(f"198.51.100.{n}"),  # a new screen each time: a start and its write
+    }
+    failures = 0
+    print("\nDynamoDB calls of the Xtream Codes player API (demo data in moto)")
+    print(f"{'request':40} {'calls':>5}  operations")
+    speed_up_dynamodb()
+    with mock_aws(), quiet() as table:
+        reset_clients()
+        reset_settings()
+        create_all(template, client)
+        seed_demo(template, client("dynamodb"))
+        for number, (name, request) in enumerate(requests.items(), start=1):
+            hot_items.forget()
+            with counting_calls(client("dynamodb")) as calls:
+                reply = request(number)()
+            if reply["statusCode"] not in (200, 302):
+                raise RuntimeError(f"{name}: {reply['body']}")
+            failures += show(table, f"{name} (stale hot items)", calls, None)
+            with counting_calls(client("dynamodb")) as calls:
+                reply = request(number + 10)()
+            failures += show(table, f"{name} (warm)", calls, BARS[name])
+        audit = AuditLog(dynamo_database(), template.physical_name("AuditTable"), 1)
+        channels = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"), audit)
+        big = configuration(1000)
+        big["channels"][0]["id"], big["channels"][100]["id"] = 101, 1  # ids are any numbers
+        publish(channels, validate_configuration(big), "bench", Operator("bench"), datetime.now(UTC))
+        for state in ("cold", "warm"):
+            if state == "cold":
+                storage.forget_read_replies()
+                hot_items.forget()
+            with counting_calls(client("dynamodb")) as calls:
+                reply = api(action="get_live_streams")()
+            if reply["statusCode"] != 200 or reply["body"].count('"stream_id"') != 1000:
+                raise RuntimeError(f"get_live_streams at 1,000 channels: {reply['body'][:200]}")
+            failures += show(table, f"get_live_streams 1000 ({state})", calls, BARS["get_live_streams"])
+    return failures
+
+
+if __name__ == "__main__":
+    raise SystemExit(1 if report_xtream_calls() else 0)

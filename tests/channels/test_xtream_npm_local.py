@@ -1,0 +1,67 @@
+"""An Xtream Codes client from another ecosystem against the local stack over HTTP (issue 29): npm's
+@iptv/xtream-api, installed by `npm ci` from tests/parsers' lockfile, reads the demo subscriber's profile,
+categories, channels and EPG through its standardized serializer."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from local.seed import demo_xtream_login
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+PARSERS = ROOT / "tests" / "parsers"
+READ = """
+import { Xtream } from '@iptv/xtream-api';
+import { standardizedSerializer } from '@iptv/xtream-api/standardized';
+const [url, username, password] = process.argv.slice(1);
+const xtream = new Xtream({ url, username, password, preferredFormat: 'm3u8', serializer: standardizedSerializer });
+const profile = await xtream.getProfile();
+const categories = await xtream.getChannelCategories();
+const channels = await xtream.getChannels();
+const epg = await xtream.getShortEPG({ channelId: channels[0].id, limit: 2 });
+process.stdout.write(JSON.stringify({ profile, categories, channels, epg }));
+"""
+
+
+@pytest.fixture(scope="module")
+def client_dir(tmp_path_factory) -> Path:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is needed to install the client")
+    folder = tmp_path_factory.mktemp("xtream-api")
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(PARSERS / name, folder / name)
+    subprocess.run(  # noqa: S603 - npm with fixed arguments
+        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=folder, check=True, capture_output=True
+    )
+    return folder
+
+
+def test_npm_s_xtream_api_reads_profile_categories_channels_and_epg(stack, client_dir):
+    node = shutil.which("node") or pytest.fail("npm without node")
+    username, password = demo_xtream_login()
+    done = subprocess.run(  # noqa: S603 - node with a fixed script
+        [node, "--input-type=module", "-e", READ, stack.url, username, password],
+        cwd=client_dir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    read = json.loads(done.stdout)
+    profile = read["profile"]
+    assert (profile["username"], profile["maxConnections"], profile["activeConnections"]) == (username, 2, 0)
+    assert [category["name"] for category in read["categories"]] == ["Федеральные", "Кино и сериалы", "Детям", "Спорт"]
+    channels = read["channels"]
+    assert [(c["id"], c["number"], c["epgId"]) for c in channels][:2] == [
+        ("101", 1, "perviy.demo"),
+        ("102", 2, "rossiya.demo"),
+    ]
+    assert channels[0]["tvArchive"] is True and channels[0]["tvArchiveDuration"] == 7
+    assert channels[0]["url"] == f"{stack.url}/live/{username}/{password}/101.m3u8"
+    assert read["epg"] and read["epg"][0]["title"]
