@@ -16,6 +16,8 @@ LOAD_VENV := .venv-load
 LOCUST := $(LOAD_VENV)/bin/locust
 LOCUST_VERSION := 2.47.0
 EXPANDED_TEMPLATE := .aws-sam/expanded/template.json
+# ... and as SAM CLI's LanguageExtensions expander and the SAM translator expand it (local/sam_expand.py).
+SAM_EXPANDED_TEMPLATE := .aws-sam/expanded/sam-template.json
 PORT ?= 3000
 LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
@@ -73,11 +75,14 @@ typecheck: $(INSTALLED)
 	$(BIN)/mypy
 
 ## checkov: the IaC scanner over template.yaml as CloudFormation expands it (checkov skips what is inside a
-## Fn::ForEach and then cannot apply the Globals); .checkov.yaml lists the skipped checks and why
-checkov: $(CHECKOV) $(INSTALLED)
+## Fn::ForEach and then cannot apply the Globals), then over SAM's own expansion (the roles, policies and permissions
+## SAM makes); .checkov.yaml lists the skipped checks and why, a resource's Metadata.checkov its own skips
+checkov: $(CHECKOV) $(INSTALLED) $(SAM)
 	mkdir -p $(dir $(EXPANDED_TEMPLATE))
 	$(BIN)/python -m local.template > $(EXPANDED_TEMPLATE)
 	$(CHECKOV) --config-file .checkov.yaml --file $(EXPANDED_TEMPLATE)
+	$(SAM_VENV)/bin/python local/sam_expand.py $(SAM_EXPANDED_TEMPLATE)
+	$(CHECKOV) --config-file .checkov.yaml --file $(SAM_EXPANDED_TEMPLATE)
 
 pytest: $(INSTALLED)
 	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
