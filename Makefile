@@ -22,7 +22,7 @@ PORT ?= 3000
 LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
+.PHONY: run sam-local test test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ $(LOCUST):
 ## functions' debug logs and metrics to its line per request
 run: $(INSTALLED)
 	PORT=$(PORT) LOG_LEVEL=$(LOG_LEVEL) $(BIN)/python -m local
+
+## sam-local: the API as `sam build` made it, served by `sam local start-api` in Docker against the local stack's
+## emulator and demo data (builds the Lambda image once when none can be pulled; README "With Docker: sam local")
+sam-local: $(INSTALLED) $(SAM)
+	PORT=$(PORT) $(BIN)/python -m local.sam_local
 
 ## test: every check: the static ones (ruff, cfn-lint, mypy, checkov, sam validate --lint and sam build) run while every
 ## test runs (two workers: unit, integration against moto, the local stack over HTTP); their output, in

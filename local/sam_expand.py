@@ -51,7 +51,9 @@ def carry_role_skips(sam: dict[str, Any], translated: dict[str, Any]) -> None:
     for name, spec in sam["Resources"].items():
         if spec.get("Type") != "AWS::Serverless::Function" or f"{name}Role" not in resources:
             continue
-        skips = [skip for skip in spec.get("Metadata", {}).get("checkov", {}).get("skip", []) if skip["id"] in ROLE_CHECKS]
+        skips = [
+            skip for skip in spec.get("Metadata", {}).get("checkov", {}).get("skip", []) if skip["id"] in ROLE_CHECKS
+        ]
         if skips:
             role = resources[f"{name}Role"]
             role.setdefault("Metadata", {}).setdefault("checkov", {}).setdefault("skip", []).extend(skips)
@@ -68,7 +70,7 @@ def expand(path: Path = ROOT / "template.yaml") -> dict[str, Any]:
         if len(sam["Transform"]) == 1:
             sam["Transform"] = sam["Transform"][0]
     as_packaged(sam)
-    translated = transform(json.loads(json.dumps(sam)), parameters, NoIamLoader())  # type: ignore[arg-type]
+    translated = transform(json.loads(json.dumps(sam)), parameters, NoIamLoader())
     carry_role_skips(sam, translated)
     return translated
 

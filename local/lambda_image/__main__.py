@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -78,8 +79,9 @@ def recipe(runtime: str, architecture: str) -> str:
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
 
-def docker(*args: str, timeout: float | None = None, check: bool = True, **kwargs: object) -> subprocess.CompletedProcess:
-    return subprocess.run(["docker", *args], check=check, timeout=timeout, text=True, capture_output=True, **kwargs)  # noqa: S603, S607
+def docker(*args: str, timeout: float | None = None, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:
+    command = ["docker", *args]
+    return subprocess.run(command, check=check, timeout=timeout, text=True, capture_output=True, **kwargs)  # noqa: S603
 
 
 def label_of(name: str) -> str | None:
@@ -100,7 +102,9 @@ def pulled(name: str) -> bool:
 def python_prefix(version: str) -> Path:
     """The installation prefix of a local CPython of `version` (pyenv's, or any `pythonX.Y` on PATH)."""
     candidates = [shutil.which(f"python{version}")]
-    candidates += sorted(str(p / "bin" / f"python{version}") for p in Path("~/.pyenv/versions").expanduser().glob(f"{version}.*"))
+    candidates += sorted(
+        str(p / "bin" / f"python{version}") for p in Path("~/.pyenv/versions").expanduser().glob(f"{version}.*")
+    )
     for candidate in filter(None, candidates):
         probe = subprocess.run(  # noqa: S603
             [candidate, "-c", "import sys; print(sys.base_prefix); print('%d.%d' % sys.version_info[:2])"],
@@ -123,8 +127,8 @@ def build(runtime: str, architecture: str, name: str, label: str) -> None:
         packages = [*PACKAGES, *(["python3"] if version == DEBIAN_PYTHON else [])]
         print(f"  debootstrap {SUITE} ({', '.join(packages)}) ...", flush=True)
         subprocess.run(  # noqa: S603
-            [
-                "debootstrap",  # noqa: S607
+            [  # noqa: S607
+                "debootstrap",
                 "--variant=minbase",
                 f"--arch={DEBIAN_ARCHITECTURES[architecture]}",
                 f"--include={','.join(packages)}",
