@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,7 @@ AWSLAMBDARIC = "awslambdaric==4.2.2"
 # wheels expect from the system (glibc only) are already in minbase.
 PACKAGES = ("ca-certificates",)
 LABEL = "org.ott-platform.lambda-image.recipe"
+RECIPE_VERSION = 1  # one more whenever `build` puts something else into the image
 ENVIRONMENT = {
     "LANG": "en_US.UTF-8",
     "TZ": ":/etc/localtime",
@@ -71,11 +73,9 @@ def boto3_requirements() -> list[str]:
 
 
 def recipe(runtime: str, architecture: str) -> str:
-    parts = [
-        Path(__file__).read_bytes(),
-        BOOTSTRAP.read_bytes(),
-        json.dumps([runtime, architecture, SUITE, AWSLAMBDARIC, PACKAGES, boto3_requirements()]).encode(),
-    ]
+    """The hash of what goes into the image (not of this file's wording: a reformatted script builds nothing)."""
+    inputs = [RECIPE_VERSION, runtime, architecture, SUITE, AWSLAMBDARIC, PACKAGES, ENVIRONMENT, boto3_requirements()]
+    parts = [BOOTSTRAP.read_bytes(), json.dumps(inputs).encode()]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
 
@@ -124,76 +124,91 @@ def build(runtime: str, architecture: str, name: str, label: str) -> None:
         raise SystemExit("debootstrap is needed to build the Lambda image: apt-get install debootstrap")
     with tempfile.TemporaryDirectory(prefix="lambda-image-") as work:
         rootfs = Path(work) / "rootfs"
-        packages = [*PACKAGES, *(["python3"] if version == DEBIAN_PYTHON else [])]
-        print(f"  debootstrap {SUITE} ({', '.join(packages)}) ...", flush=True)
-        subprocess.run(  # noqa: S603
-            [  # noqa: S607
-                "debootstrap",
-                "--variant=minbase",
-                f"--arch={DEBIAN_ARCHITECTURES[architecture]}",
-                f"--include={','.join(packages)}",
-                SUITE,
-                str(rootfs),
-                MIRROR,
-            ],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        lang = rootfs / "var" / "lang"
-        if version == DEBIAN_PYTHON:
-            (lang / "bin").mkdir(parents=True)
-        else:
-            prefix = python_prefix(version)
-            print(f"  Python {version} from {prefix} as /var/lang ...", flush=True)
-            shutil.copytree(
-                prefix,
-                lang,
-                symlinks=True,
-                ignore=shutil.ignore_patterns("site-packages", "test", "__pycache__", "idlelib", "tkinter"),
-            )
-            (lang / "lib" / f"python{version}" / "site-packages").mkdir(exist_ok=True)
-            python3 = lang / "bin" / "python3"
-            if not python3.exists():
-                python3.symlink_to(f"python{version}")
-        runtime_dir = rootfs / "var" / "runtime"
-        print(f"  {AWSLAMBDARIC} and {' '.join(boto3_requirements())} into /var/runtime ...", flush=True)
-        subprocess.run(  # noqa: S603
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--target",
-                str(runtime_dir),
-                "--platform",
-                PLATFORMS[architecture],
-                "--implementation",
-                "cp",
-                "--python-version",
-                version,
-                "--only-binary=:all:",
-                AWSLAMBDARIC,
-                *boto3_requirements(),
-            ],
-            check=True,
-        )
-        shutil.copy2(BOOTSTRAP, runtime_dir / "bootstrap")
-        (rootfs / "var" / "task").mkdir(exist_ok=True)
-        (rootfs / "opt").mkdir(exist_ok=True)
-        for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            shutil.rmtree(rootfs / cache, ignore_errors=True)
-        changes = [f"ENV {key}={value}" for key, value in ENVIRONMENT.items()]
-        changes += [f"LABEL {LABEL}={label}", "WORKDIR /var/task", 'ENTRYPOINT ["/var/runtime/bootstrap"]']
-        print(f"  docker import as {name} ...", flush=True)
-        tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)  # noqa: S603, S607
         try:
-            docker("import", *[arg for change in changes for arg in ("--change", change)], "-", name, stdin=tar.stdout)
+            build_in(rootfs, version, architecture, name, label)
         finally:
-            if tar.stdout is not None:
-                tar.stdout.close()
-            tar.wait()
+            unmount_under(rootfs)  # before the folder goes: never delete through a mount
+
+
+def unmount_under(rootfs: Path) -> None:
+    """What debootstrap mounted in the root file system (/proc, /sys...) and left there when stopped midway."""
+    mounts = Path("/proc/mounts").read_text(encoding="utf-8").split("\n")
+    points = [line.split()[1] for line in mounts if line.split()[1:2] and line.split()[1].startswith(f"{rootfs}/")]
+    for point in sorted(points, reverse=True):
+        subprocess.run(["umount", "-l", point], check=False)  # noqa: S603, S607
+
+
+def build_in(rootfs: Path, version: str, architecture: str, name: str, label: str) -> None:
+    packages = [*PACKAGES, *(["python3"] if version == DEBIAN_PYTHON else [])]
+    print(f"  debootstrap {SUITE} ({', '.join(packages)}) ...", flush=True)
+    subprocess.run(  # noqa: S603
+        [  # noqa: S607
+            "debootstrap",
+            "--variant=minbase",
+            f"--arch={DEBIAN_ARCHITECTURES[architecture]}",
+            f"--include={','.join(packages)}",
+            SUITE,
+            str(rootfs),
+            MIRROR,
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    lang = rootfs / "var" / "lang"
+    if version == DEBIAN_PYTHON:
+        (lang / "bin").mkdir(parents=True)
+    else:
+        prefix = python_prefix(version)
+        print(f"  Python {version} from {prefix} as /var/lang ...", flush=True)
+        shutil.copytree(
+            prefix,
+            lang,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("site-packages", "test", "__pycache__", "idlelib", "tkinter"),
+        )
+        (lang / "lib" / f"python{version}" / "site-packages").mkdir(exist_ok=True)
+        python3 = lang / "bin" / "python3"
+        if not python3.exists():
+            python3.symlink_to(f"python{version}")
+    runtime_dir = rootfs / "var" / "runtime"
+    print(f"  {AWSLAMBDARIC} and {' '.join(boto3_requirements())} into /var/runtime ...", flush=True)
+    subprocess.run(  # noqa: S603
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--target",
+            str(runtime_dir),
+            "--platform",
+            PLATFORMS[architecture],
+            "--implementation",
+            "cp",
+            "--python-version",
+            version,
+            "--only-binary=:all:",
+            AWSLAMBDARIC,
+            *boto3_requirements(),
+        ],
+        check=True,
+    )
+    shutil.copy2(BOOTSTRAP, runtime_dir / "bootstrap")
+    (rootfs / "var" / "task").mkdir(exist_ok=True)
+    (rootfs / "opt").mkdir(exist_ok=True)
+    for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        shutil.rmtree(rootfs / cache, ignore_errors=True)
+    changes = [f"ENV {key}={value}" for key, value in ENVIRONMENT.items()]
+    changes += [f"LABEL {LABEL}={label}", "WORKDIR /var/task", 'ENTRYPOINT ["/var/runtime/bootstrap"]']
+    print(f"  docker import as {name} ...", flush=True)
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)  # noqa: S603, S607
+    try:
+        docker("import", *[arg for change in changes for arg in ("--change", change)], "-", name, stdin=tar.stdout)
+    finally:
+        if tar.stdout is not None:
+            tar.stdout.close()
+        tar.wait()
 
 
 def ensure(runtime: str, architecture: str, pull: bool) -> None:
@@ -211,7 +226,12 @@ def ensure(runtime: str, architecture: str, pull: bool) -> None:
     print(f"{name}: built in {time.monotonic() - started:.0f} s")
 
 
+def interrupted(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, interrupted)  # a stopped build still unmounts what debootstrap mounted
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--print-tags", action="store_true", help="print the image names the template needs")
     parser.add_argument("--no-pull", action="store_true", help="build without trying the registry first")

@@ -20,7 +20,7 @@ import pytest
 from local.lambda_image.__main__ import label_of, runtimes_of_template, tag
 from local.stack import free_port
 from local.template import REGION, Template
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SUMMARY
 
 # A first run builds the Lambda image (about 3 minutes) and `sam build`s; later ones start in about two minutes.
 STARTING_AT_MOST = 900
@@ -90,16 +90,24 @@ def read_line(process: subprocess.Popen, log: Path, prefix: str, deadline: float
     raise AssertionError(f"no {prefix!r} within {STARTING_AT_MOST} s:\n{log.read_text()[-5000:]}")
 
 
+def report(config: pytest.Config, line: str) -> None:
+    """A line at the end of the run (tests/conftest.py prints it), from an xdist worker too."""
+    output = getattr(config, "workeroutput", None)
+    if output is not None:
+        output.setdefault("summary", []).append(line)
+    else:
+        SUMMARY.append(line)
+
+
 @pytest.fixture(scope="session")
-def sam_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SamLocalApi]:
+def sam_api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SamLocalApi]:
     reason = why_docker_cannot_run()
     if reason is not None:
-        print(f"\ntests/samlocal skipped: {reason}", file=sys.stderr)
         pytest.skip(f"sam local needs Docker: {reason}")
     log = tmp_path_factory.mktemp("samlocal") / "sam-local.log"
     env = {**os.environ, "PORT": str(free_port()), "SAM_LOCAL_BUILD_DIR": str(BUILD_DIR), "SAM_SKIP_PULL_IMAGE": "1"}
     env.pop("AWS_ENDPOINT_URL", None)
-    started = time.monotonic()
+    started, ready = time.monotonic(), 0.0
     with log.open("w") as sink:
         process = subprocess.Popen(
             [sys.executable, "-m", "local.sam_local"], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
@@ -108,7 +116,7 @@ def sam_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SamLocalApi]:
         deadline = time.monotonic() + STARTING_AT_MOST
         url = read_line(process, log, "sam-local: ", deadline).split()[0]
         session = json.loads(read_line(process, log, "session: ", deadline))
-        print(f"\nsam local: ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        ready = time.monotonic() - started
         yield SamLocalApi(url, session["emulator"], session, log)
     finally:
         process.send_signal(signal.SIGINT)
@@ -117,7 +125,7 @@ def sam_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SamLocalApi]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        print(f"\nsam local: the suite took {time.monotonic() - started:.0f} s in all", file=sys.stderr)
+        report(request.config, f"tests/samlocal: {time.monotonic() - started:.0f} s (sam local ready in {ready:.0f} s)")
 
 
 @pytest.fixture(scope="session")
