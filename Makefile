@@ -64,9 +64,9 @@ test: $(INSTALLED) $(SAM) $(CHECKOV)
 	else cat .static-checks.log; echo "static checks FAILED (above, and in .static-checks.log)"; fi; \
 	[ $$tests -eq 0 ] && [ $$static -eq 0 ]
 
-## test-fast: the inner loop: the unit and integration tests that are neither slow nor on the local stack
+## test-fast: the inner loop: the unit and integration tests that are neither slow nor on the local stack nor in Docker
 test-fast: $(INSTALLED)
-	$(BIN)/pytest -n 2 -q -m "not local and not slow"
+	$(BIN)/pytest -n 2 -q -m "not local and not slow and not docker"
 
 static: lint typecheck checkov validate
 
