@@ -225,6 +225,8 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the emulator's line per request
     port = int(os.environ.get("PORT", "3000"))
     started = time.monotonic()
+    if subprocess.run(["docker", "info"], capture_output=True, check=False).returncode != 0:  # noqa: S607
+        sys.exit("sam local needs a Docker daemon: apt-get install docker.io, then start dockerd (README)")
     for runtime, architecture in runtimes_of_template():
         ensure(runtime, architecture, pull=os.environ.get("SAM_SKIP_PULL_IMAGE") is None)
     if not args.no_build:

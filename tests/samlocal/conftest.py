@@ -48,6 +48,10 @@ class SamLocalApi:
     emulator: str
     session: dict[str, Any]
     log: Path
+    config: pytest.Config
+
+    def report(self, line: str) -> None:
+        report(self.config, line)
 
     def invoke(self, function: str, event: dict[str, Any], tmp: Path) -> tuple[dict[str, Any], float]:
         """`sam local invoke` of one function against the same emulator: its reply and the seconds it took."""
@@ -117,7 +121,7 @@ def sam_api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         url = read_line(process, log, "sam-local: ", deadline).split()[0]
         session = json.loads(read_line(process, log, "session: ", deadline))
         ready = time.monotonic() - started
-        yield SamLocalApi(url, session["emulator"], session, log)
+        yield SamLocalApi(url, session["emulator"], session, log, request.config)
     finally:
         process.send_signal(signal.SIGINT)
         try:

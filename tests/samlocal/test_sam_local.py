@@ -95,8 +95,9 @@ def test_machine_routes_take_no_key_under_sam_local(sam_api: SamLocalApi) -> Non
 
 
 def test_staff_routes(sam_api: SamLocalApi, staff_token: str, token: str) -> None:
-    queue = get(sam_api, "/staff/niche-content/queue.json", headers=bearer(staff_token))
+    queue = get(sam_api, "/staff/niche-content/queue.json", params={"status": "awaiting"}, headers=bearer(staff_token))
     assert queue.status_code == 200, queue.text
+    assert "demo-0" in queue.text  # the demo items awaiting encoding
     moderation = get(sam_api, "/staff/launcher/moderation.json", headers=bearer(staff_token))
     assert moderation.status_code == 200, moderation.text
     assert get(sam_api, "/staff/launcher/moderation.json", headers=bearer(token)).status_code == 403
@@ -143,7 +144,7 @@ def test_phoneconfirm_and_the_channel_worker(
     task_token = f"samlocal-{uuid.uuid4()}"  # no execution waits on it: the worker's SendTaskSuccess is refused
     event = with_body(sample_event(template, worker), {"request_id": request_id, "stage": 2, "task_token": task_token})
     reply, took = sam_api.invoke(worker, event, tmp_path)
-    print(f"sam local invoke {worker}: {took:.1f} s")
+    sam_api.report(f"sam local invoke {worker}: {took:.1f} s")
     assert reply == {"batchItemFailures": []}
     table = template.physical_name("PhoneTable")
     items = sam_api.dynamodb().scan(TableName=table)["Items"]
@@ -170,7 +171,7 @@ def test_a_queue_consumer_counts_a_click(sam_api: SamLocalApi, template: Templat
     table = template.physical_name("LauncherTable")
     before = sam_api.dynamodb().scan(TableName=table)["Items"]
     reply, took = sam_api.invoke(consumer, with_body(sample, body), tmp_path)
-    print(f"sam local invoke {consumer}: {took:.1f} s")
+    sam_api.report(f"sam local invoke {consumer}: {took:.1f} s")
     assert reply == {"batchItemFailures": []}
     after = sam_api.dynamodb().scan(TableName=table)["Items"]
     assert after != before, "the click changed nothing in the launcher's table"
