@@ -252,7 +252,7 @@ def main() -> None:
         if api is not None and api.poll() is None:
             api.send_signal(signal.SIGINT)  # sam stops its containers on Ctrl-C
             try:
-                api.wait(timeout=60)
+                api.wait(timeout=180)  # EAGER: sam stops its 74 containers one by one
             except subprocess.TimeoutExpired:
                 api.kill()
         local.stop()
