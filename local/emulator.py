@@ -138,6 +138,7 @@ class Emulator:
             request_handler=MotoRequestHandler,
         )
         self._thread: threading.Thread | None = None
+        self._also: list[BaseWSGIServer] = []
 
     @property
     def port(self) -> int:
@@ -152,12 +153,23 @@ class Emulator:
         self._thread = threading.Thread(target=lambda: server.serve_forever(poll_interval=0.1), daemon=True)
         self._thread.start()
 
+    def serve_also(self, host: str) -> str:
+        """Serve the same emulator on another address too (the Docker bridge's, for `sam local`'s containers), under
+        the same lock; its URL. Stopped with the emulator."""
+        server = make_server(host, 0, self._server.app, threaded=True, request_handler=MotoRequestHandler)
+        self._also.append(server)
+        threading.Thread(target=lambda: server.serve_forever(poll_interval=0.1), daemon=True).start()
+        return f"http://{host}:{server.server_port}"
+
     def answer_this_process(self) -> None:
         """Every boto3 client this process makes from now on (on AWS's endpoints) is answered in-process."""
         BUILTIN_HANDLERS.append(("before-send", self.in_process))
         boto3.DEFAULT_SESSION = None  # a session takes the built-in handlers when it is made
 
     def stop(self) -> None:
+        for server in self._also:
+            server.shutdown()
+            server.server_close()
         if self._thread is not None and self._thread.is_alive():  # shutdown() waits for serve_forever()
             self._server.shutdown()
         self._server.server_close()

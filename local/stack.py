@@ -148,6 +148,11 @@ class LocalStack:
         finally:
             self._started.set()
 
+    @property
+    def emulator(self) -> Emulator | None:
+        """The AWS emulator, once started (`make sam-local` serves it to the containers too)."""
+        return self._emulator
+
     def ready(self, within: float) -> bool:
         """Whether the whole start is over, waiting at most `within` seconds; raises what made it fail."""
         over = self._started.wait(within)

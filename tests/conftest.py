@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -93,12 +94,14 @@ pytest_plugins = ["tests.fixtures.memory", "tests.fixtures.moto", "tests.fixture
 # The slowest kinds of test first: `make test` hands whole files to two workers in this order
 # (`--dist loadfile --no-loadscope-reorder`), so the long local files start early and the many short unit files
 # fill the end, and both workers finish together.
-KINDS_SLOWEST_FIRST = ("local", "integration", "unit")
+KINDS_SLOWEST_FIRST = ("docker", "local", "integration", "unit")
 
 
 def kind_of(item: pytest.Item) -> str:
     """A service's folder holds its tests of every kind side by side: `test_*_local.py` talk HTTP to a local
     stack, the tests that take the emulated account (`aws`) are integration tests, the rest unit tests."""
+    if item.get_closest_marker("docker") is not None:  # tests/samlocal: sam local in Docker, the longest
+        return "docker"
     if item.path.stem.endswith("_local"):
         return "local"
     return "integration" if "aws" in getattr(item, "fixturenames", ()) else "unit"
@@ -115,3 +118,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         slowest[item.path] = min(slowest.get(item.path, 9), KINDS_SLOWEST_FIRST.index(kinds[item]))
     items.sort(key=lambda item: slowest[item.path])
+
+
+# Lines a suite reports at the end of the run (tests/samlocal: its time), from this process or from an xdist worker.
+SUMMARY: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    SUMMARY.extend(getattr(node, "workeroutput", {}).get("summary", []))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in SUMMARY:
+        terminalreporter.write_line(line)

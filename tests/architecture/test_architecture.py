@@ -143,6 +143,7 @@ NOT_SERVICES = {
         "ops",
         "parsers",
         "platform",
+        "samlocal",
         "template",
     },
     "bench": {"capacity", "load"},
