@@ -84,3 +84,28 @@ def test_every_relative_link_resolves(document):
         if not (document.parent / target.split("#")[0]).exists():
             broken.add(target)
     assert broken == set()
+
+
+# `docs/<name>.md, "<heading>"`, as code and the template point to the decision behind them.
+POINTER = re.compile(r'docs/([\w-]+\.md), "([^"]+)"')
+CODE = sorted(
+    path
+    for path in [*(ROOT / "layers").rglob("*.py"), *(ROOT / "functions").rglob("*.py"), ROOT / "template.yaml"]
+    if "__pycache__" not in path.parts
+)
+
+
+def headings(document: Path) -> set[str]:
+    return {line.lstrip("#").strip() for line in document.read_text(encoding="utf-8").splitlines() if line[:1] == "#"}
+
+
+@pytest.mark.parametrize("path", CODE, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_pointer_from_the_code_names_a_heading_of_its_document(path):
+    pointers = POINTER.findall(path.read_text(encoding="utf-8"))
+    missing = [
+        (name, heading)
+        for name, heading in pointers
+        if " ".join(heading.split()) not in headings(DOCS / name)
+        if (DOCS / name).is_file()
+    ]
+    assert missing == [] and all((DOCS / name).is_file() for name, _ in pointers)

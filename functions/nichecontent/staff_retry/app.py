@@ -17,6 +17,7 @@ from ott.staff import Area
 @staff_route(Area.NICHE_CONTENT, reply=NicheItem, payload=RetryRequest, statuses=(404, 409, 503))
 def lambda_handler(request: ApiRequest[None, RetryRequest]) -> NicheItem:
     """A failed item back to awaiting (encoders are given it again), its automatic retries renewed, the operator
-    named in its history and the audit trail; 409 when the item is not failed."""
+    named in its history and the audit trail; an item already awaiting is answered as it is (a retry sent twice
+    changes nothing), 409 for any other that is not failed."""
     store, now = niche_store(audit_log()), datetime.now(UTC)
     return retry(store, load_settings(NicheSettings).policy, request.account, request.payload.id, now)

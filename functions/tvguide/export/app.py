@@ -1,5 +1,5 @@
 """The zone's export: a message of the export queue names a zone whose guide changed; its whole guide is written
-to the export bucket again (docs/decisions.md, "Programme guide: the zone's export")."""
+to the export bucket again (docs/tvguide.md, "The export")."""
 
 from ott.observability import logger, observed
 from ott.queues import CORRELATION, each_message

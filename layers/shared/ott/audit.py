@@ -1,4 +1,4 @@
-"""The audit trail of what staff change (docs/decisions.md, "Console"): who, what, when, and the state before and
+"""The audit trail of what staff change (docs/console.md, "The audit trail"): who, what, when, and the state before and
 after where it fits. A neutral module, as `ott.accounts` is: every service that staff change writes its entries,
 the console reads them.
 

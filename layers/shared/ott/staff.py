@@ -1,4 +1,5 @@
-"""The areas staff work in and the scope each needs (docs/decisions.md, "Console"). A staff route checks its
+"""The areas staff work in and the scope each needs (docs/console.md, "Staff scopes and users"). A staff route checks
+its
 area's scope at the edge (`ott.http.staff`) and the domain checks it again (`require_area`): a route that forgot
 its scope still refuses. Auth grants these scopes only by name, to staff accounts through a staff client."""
 

@@ -1,5 +1,5 @@
 """RFC 7662 token introspection, for resource servers (the stream-authorization component of document 3, part A):
-is this access token live, and whose is it. docs/decisions.md, "Token introspection (RFC 7662)"."""
+is this access token live, and whose is it. docs/auth.md, "Token introspection (RFC 7662)"."""
 
 from datetime import UTC, datetime
 

@@ -1,6 +1,6 @@
 """Signing in with login and password for `authorize` with response_type=code, with brute-force protection: wrong
-passwords are limited per username and address pair, with a growing delay (docs/decisions.md, "Sign-in
-attempts"). A pair's delay never reaches another address: whoever knows a login cannot lock its owner out."""
+passwords are limited per username and address pair, with a growing delay (docs/auth.md, "Login page"). A pair's delay
+never reaches another address: whoever knows a login cannot lock its owner out."""
 
 import re
 from datetime import datetime

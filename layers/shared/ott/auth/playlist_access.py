@@ -1,7 +1,7 @@
 """What auth publishes to the channel service (`__all__`): who a playlist link's playlist is for (issue 19).
 A link is a URL carrying an opaque secret that a stock player (Kodi, TiviMate, VLC) opens without signing in;
-auth keeps only its hash (ott.auth.playlist_links makes and revokes links). docs/decisions.md, "Playlist links
-and stream sessions"."""
+auth keeps only its hash (ott.auth.playlist_links makes and revokes links). docs/channels.md, "Playlist links and
+stream sessions"."""
 
 import hashlib
 from dataclasses import dataclass

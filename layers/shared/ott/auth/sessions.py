@@ -21,7 +21,7 @@ from ott.clock import epoch_seconds
 from ott.recordstore import HOUR, Delete, Put, changed, created
 from ott.wire import MAX_SAFE_INTEGER
 
-# How long a personal sign-in lives (docs/decisions.md, "Sign-in lifetimes"): it ends when its refresh token was
+# How long a personal sign-in lives (docs/auth.md, "Lifetimes"): it ends when its refresh token was
 # not used for the idle time, and at the latest the absolute time after it began, whatever its use. A subscriber's
 # TV or phone refreshes every hour while in use: a month unused ends it, and a year after its sign-in its owner
 # signs in again. A staff sign-in (its scope holds a staff scope) is a working day's, as Keycloak's SSO session.

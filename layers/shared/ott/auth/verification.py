@@ -1,7 +1,6 @@
 """RFC 8628 device authorization, beside the spec's PIN flow: a device asks for a user code, a person types it
 on the verification page, signs in and approves or denies, and the device polls the token endpoint with the
-standard grant (`urn:ietf:params:oauth:grant-type:device_code`). docs/decisions.md, "Device authorization
-(RFC 8628)"."""
+standard grant (`urn:ietf:params:oauth:grant-type:device_code`). docs/auth.md, "Device authorization (RFC 8628)"."""
 
 import re
 from dataclasses import dataclass

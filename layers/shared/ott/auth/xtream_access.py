@@ -1,5 +1,5 @@
 """Who an Xtream login's requests are for, and its screens (issue 29): what the channel service's Xtream front door
-asks auth, published through ott.auth.playlist_access. docs/auth.md, "Xtream logins" and "A limit on screens".
+asks auth, published through ott.auth.playlist_access. docs/auth.md, "Xtream logins and screens".
 
 A request carries the username and the password in clear (Xtream's way: in the query or the path). One
 BatchGetItem reads the login and this address's failed attempts of the hour; the password is compared by its hash

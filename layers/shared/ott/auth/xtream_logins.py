@@ -1,7 +1,7 @@
 """Making, listing and revoking an account's Xtream logins, and the operator's screen limit of an account (issue 29).
 A login is what stock players (TiviMate, IPTV Smarters, OTT Navigator, XCIPTV) sign in with: a server address, a
 username and a password, all made by the platform; the password is shown once and stored only as a hash, and it
-is never the account's own. Who a login is for: ott.auth.xtream_access. docs/auth.md, "Xtream logins"."""
+is never the account's own. Who a login is for: ott.auth.xtream_access. docs/auth.md, "Xtream logins and screens"."""
 
 import secrets
 import string

@@ -1,5 +1,5 @@
 """What auth keeps for Xtream Codes logins (issue 29): each login by its username, and per account its logins,
-its screen limit and its screens (the streams its players are watching). docs/auth.md, "Xtream logins"."""
+its screen limit and its screens (the streams its players are watching). docs/auth.md, "Xtream logins and screens"."""
 
 from dataclasses import dataclass, field
 from typing import ClassVar

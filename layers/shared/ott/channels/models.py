@@ -1,5 +1,5 @@
 """The channel configuration as the stream-authorization component reads it (spec document 3, section 2.A),
-which is also the file operators load (docs/decisions.md, "Channel configuration").
+which is also the file operators load (docs/channels.md, "Channel configuration and subscriber playlist").
 
 Field names on the wire are the spec's own (snake_case), enums travel by name. The rules that tie one field
 to another are checked here, field by field, so that every problem of a file is reported at once; what

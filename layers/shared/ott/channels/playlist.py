@@ -1,6 +1,6 @@
 """The subscriber playlist (issue 19): the channel configuration as an extended M3U that stock players read (Kodi's
-IPTV Simple client, TiviMate, Jellyfin, Tvheadend, VLC), for one viewer. docs/decisions.md, "Subscriber
-playlist". Only the rendering lives here; who the viewer is and which session fills `%(session_id)s` are the
+IPTV Simple client, TiviMate, Jellyfin, Tvheadend, VLC), for one viewer. docs/channels.md, "Subscriber playlist". Only
+the rendering lives here; who the viewer is and which session fills `%(session_id)s` are the
 caller's."""
 
 import re

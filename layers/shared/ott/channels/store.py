@@ -1,4 +1,4 @@
-"""Versions of the channel configuration in DynamoDB (docs/decisions.md, "Channel configuration storage").
+"""Versions of the channel configuration in DynamoDB (docs/channels.md, "Storage and the reply").
 
 Every load is a new version, written in full before it is made current; the current one is named by a
 pointer item that changes in one conditional write, so a reader sees the old configuration or the new one,

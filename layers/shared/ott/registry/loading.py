@@ -1,5 +1,5 @@
 """Loading a registry file, the one way to change the registry (`load_registry`: `ops.registry.load` and the
-console's upload both call it), and the console's asynchronous load (docs/decisions.md, "The registry for staff").
+console's upload both call it), and the console's asynchronous load (docs/registry.md, "The registry for staff").
 
 From the console: `start_upload` gives the browser a form to post the file to S3 (`ott.uploads`) and records the
 load, waiting; the bucket's event reaches `load_uploads` through SQS, which claims the load (a redelivered event

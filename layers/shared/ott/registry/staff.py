@@ -1,6 +1,6 @@
 """What the console takes of the registry (staff routes, not in the spec): a registry file checked whole, as
 `ops.registry.load --check` checks it, with every problem listed; a registry file loaded from the console, uploaded
-to S3 and loaded asynchronously, and its load's status (docs/decisions.md, "The registry for staff")."""
+to S3 and loaded asynchronously, and its load's status (docs/registry.md, "The registry for staff")."""
 
 from datetime import datetime
 from enum import StrEnum

@@ -1,4 +1,5 @@
-"""Items a warm function reads again only after a bound (docs/decisions.md, "Hot items"): an item that every
+"""Items a warm function reads again only after a bound (docs/decisions.md, "Hot items: kept in the function for 5
+seconds"): an item that every
 request of a route reads, strongly consistent, takes more than one item's read throughput at the 10 M-device peak
 (docs/capacity.md): the registry's version pointer, the launcher's block. A cached item is at most
 `HOT_ITEM_SECONDS` old, counted from before the read that fetched it, so a change shows within that bound.

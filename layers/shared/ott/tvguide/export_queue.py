@@ -1,4 +1,4 @@
-"""The queue that asks for a zone's export (docs/decisions.md, "Programme guide: the zone's export"): a message per zone
+"""The queue that asks for a zone's export (docs/tvguide.md, "The export"): a message per zone
 whose guide changed, sent by the import function and the guide's operations (`ott.tvguide.operations`, for the operator
 commands and staff routes), read by the export function (`ott.tvguide.zone_export`). Kept apart from the export's
 writing so that senders import little."""

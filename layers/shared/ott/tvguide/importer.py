@@ -1,4 +1,4 @@
-"""Importing an XMLTV guide into one programme zone (docs/decisions.md, "Programme guide: import").
+"""Importing an XMLTV guide into one programme zone (docs/tvguide.md, "Imports: versioned loads, whole or not at all").
 
 Two passes over the stream: the first only reads (a file that is not XMLTV, even one broken halfway, writes
 nothing), the second maps and writes. A channel's telecasts are grouped by the zone's local day and each day is

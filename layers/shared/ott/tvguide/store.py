@@ -1,7 +1,7 @@
 """The programme guide's DynamoDB adapter (`GuideStore`, `ott.tvguide.ports`) and its factory; its records are in
 `ott.tvguide.records`, how its items hold them in `ott.tvguide.codec`.
 
-One table (docs/decisions.md, "Programme guide: storage"); every request path is a GetItem, a BatchGetItem or a
+One table (docs/tvguide.md, "Storage"); every request path is a GetItem, a BatchGetItem or a
 Query of one partition, never a Scan:
 
 | pk | sk | what |
@@ -20,7 +20,8 @@ Documents are JSON, zlib-compressed (`doc`, binary): a channel-day or the whole 
 enough that one request reads it in one call. Day and telecast items expire (`ttl`) `GUIDE_RETENTION_DAYS`
 after their day (0: never).
 
-Every import is a versioned load (`ott.storage.versioned`, docs/decisions.md, "Issue 18, third part"), one at a
+Every import is a versioned load (`ott.storage.versioned`, docs/tvguide.md, "Imports: versioned loads, whole or not at
+all"), one at a
 time, that writes only what changed. The **manifest** keeps a digest per channel-day (of the item an import
 wrote) and per show (of the facts the last import that wrote it said), in chunks spread by a hash of the entry:
 an import reads every chunk with the lease in one Query, writes only what differs, then the chunks that changed.

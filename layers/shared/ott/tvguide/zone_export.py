@@ -1,5 +1,5 @@
-"""The whole guide of a zone as one gzip-compressed XMLTV document in S3 (docs/decisions.md, "Programme guide:
-the zone's export"), whatever its size: the export function writes it whenever the zone's guide changes (a
+"""The whole guide of a zone as one gzip-compressed XMLTV document in S3 (docs/tvguide.md, "The export"), whatever its
+size: the export function writes it whenever the zone's guide changes (a
 message on the export queue names the zone: after an import, a configuration load, a zone's creation or
 deletion), and `GET /tvguide/2/xmltv.xml` without `channel` and `dates` sends the player to it.
 
