@@ -8,6 +8,7 @@ no key id in the request) nor the API's GatewayResponses (a refusal has SAM's bo
 
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -125,11 +126,14 @@ def with_body(event: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     return {"Records": [record]}
 
 
-def test_phoneconfirm_and_the_channel_worker(
+def test_a_queue_consumer_and_the_channel_worker(
     sam_api: SamLocalApi, token: str, template: Template, tmp_path: Path
 ) -> None:
-    """A confirmation through the API, then the Step Functions worker's stage 2 (an SMS with a code) through
-    `sam local invoke`: the request in the emulator's table moves to that stage with that task token."""
+    """Through `sam local invoke`, at once (each is SAM CLI's start, the template's expansion and a new container:
+    tens of seconds on a loaded machine):
+    - the click queue's consumer on a click on a poster of the block the API shows: the launcher's table changes;
+    - after a phone confirmation through the API, the Step Functions worker's stage 2 (an SMS with a code): the
+      request in the emulator's table moves to that stage with that task token."""
     started = requests.post(
         f"{sam_api.url}/phoneconfirm/2/confirm", json={"phone": "79990000006"}, headers=bearer(token), timeout=120
     )
@@ -139,22 +143,10 @@ def test_phoneconfirm_and_the_channel_worker(
         f"{sam_api.url}/phoneconfirm/2/verify", json={"request_id": request_id}, headers=bearer(token), timeout=120
     )
     assert verify.status_code == 200, verify.text
-
     worker = consumer_of(template, "ChannelQueue")
     task_token = f"samlocal-{uuid.uuid4()}"  # no execution waits on it: the worker's SendTaskSuccess is refused
-    event = with_body(sample_event(template, worker), {"request_id": request_id, "stage": 2, "task_token": task_token})
-    reply, took = sam_api.invoke(worker, event, tmp_path)
-    sam_api.report(f"sam local invoke {worker}: {took:.1f} s")
-    assert reply == {"batchItemFailures": []}
-    table = template.physical_name("PhoneTable")
-    items = sam_api.dynamodb().scan(TableName=table)["Items"]
-    written = [item for item in items if json.dumps(item).count(request_id) and json.dumps(item).count(task_token)]
-    assert written, f"no item of {table} holds request {request_id} with the worker's task token"
+    work = with_body(sample_event(template, worker), {"request_id": request_id, "stage": 2, "task_token": task_token})
 
-
-def test_a_queue_consumer_counts_a_click(sam_api: SamLocalApi, template: Template, tmp_path: Path) -> None:
-    """A click on a poster of the block the API shows, through `sam local invoke` of the click queue's consumer: the
-    launcher's table changes."""
     shown = get(sam_api, "/launcher/1/posters.json")
     assert shown.status_code == 200, shown.text
     posters = shown.json().get("posters", shown.json())
@@ -168,12 +160,23 @@ def test_a_queue_consumer_counts_a_click(sam_api: SamLocalApi, template: Templat
         "snapshot_hash": shown.headers.get("ETag", "").removeprefix("W/").strip('"') or "samlocal",
         "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    table = template.physical_name("LauncherTable")
-    before = sam_api.dynamodb().scan(TableName=table)["Items"]
-    reply, took = sam_api.invoke(consumer, with_body(sample, body), tmp_path)
-    sam_api.report(f"sam local invoke {consumer}: {took:.1f} s")
-    assert reply == {"batchItemFailures": []}
-    after = sam_api.dynamodb().scan(TableName=table)["Items"]
+    launcher_table, phone_table = template.physical_name("LauncherTable"), template.physical_name("PhoneTable")
+    before = sam_api.dynamodb().scan(TableName=launcher_table)["Items"]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        invokes = {
+            name: pool.submit(sam_api.invoke, name, event, tmp_path)
+            for name, event in ((worker, work), (consumer, with_body(sample, body)))
+        }
+    for name, invoked in invokes.items():
+        reply, took = invoked.result()
+        sam_api.report(f"sam local invoke {name}: {took:.1f} s (the two at once)")
+        assert reply == {"batchItemFailures": []}, name
+
+    items = sam_api.dynamodb().scan(TableName=phone_table)["Items"]
+    written = [item for item in items if json.dumps(item).count(request_id) and json.dumps(item).count(task_token)]
+    assert written, f"no item of {phone_table} holds request {request_id} with the worker's task token"
+    after = sam_api.dynamodb().scan(TableName=launcher_table)["Items"]
     assert after != before, "the click changed nothing in the launcher's table"
 
 
