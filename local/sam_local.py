@@ -42,6 +42,7 @@ SAM_CLI = [str(SAM_VENV / "bin" / "python"), str(ROOT / "local" / "sam_cli.py")]
 BUILD_DIR = Path(os.environ.get("SAM_LOCAL_BUILD_DIR") or ROOT / ".aws-sam" / "build")
 BUILT_TEMPLATE = BUILD_DIR / "template.yaml"
 SERVED_TEMPLATE = BUILD_DIR / "template-sam-local.yaml"  # beside it: the artifacts' relative paths hold
+LOCAL_TIMEOUT = 60  # seconds: served_template says why
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": REGION}
 
 
@@ -92,6 +93,20 @@ def function_environments(template: Template) -> dict[str, dict[str, str]]:
     }
 
 
+def functions_in(node: Any) -> list[dict[str, Any]]:
+    """The properties of every function, in an `Fn::ForEach` loop's fragment too."""
+    found = []
+    if isinstance(node, dict):
+        if node.get("Type") == "AWS::Serverless::Function" and isinstance(node.get("Properties"), dict):
+            found.append(node["Properties"])
+        for value in node.values():
+            found += functions_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += functions_in(value)
+    return found
+
+
 def served_template() -> Path:
     """The built template as `sam local` can serve it; nothing else changes:
     - the API's stage name is an SSM parameter's value read back (template.yaml says why), which SAM CLI leaves
@@ -99,7 +114,10 @@ def served_template() -> Path:
       takes the parameter's own value;
     - an authorizer's FunctionArn `!Ref Function.Alias` (SnapStart runs a published version: SAM's AutoPublishAlias
       makes the alias) is one SAM CLI 1.170 cannot parse ("Unable to parse the Lambda ARN for Authorizer", and the
-      routes go unguarded): here it is `!GetAtt Function.Arn`, the same code (sam local runs no versions)."""
+      routes go unguarded): here it is `!GetAtt Function.Arn`, the same code (sam local runs no versions);
+    - a function's Timeout is at least `LOCAL_TIMEOUT`: SAM CLI counts a container's cold start (Python importing
+      the code, in a fresh container, on a machine that may be busy) against it, where Lambda gives the init its
+      own 10 s; a 10 s function whose container starts beside others would time out (502) before it ran."""
     document = yaml.safe_load(BUILT_TEMPLATE.read_text(encoding="utf-8"))
     resources = document["Resources"]
     for spec in resources.values():
@@ -114,6 +132,9 @@ def served_template() -> Path:
             function = (authorizer.get("FunctionArn") or {}).get("Ref")
             if isinstance(function, str) and function.endswith(".Alias"):
                 authorizer["FunctionArn"] = {"Fn::GetAtt": [function.removesuffix(".Alias"), "Arn"]}
+    for function in [document.get("Globals", {}).get("Function", {}), *functions_in(resources)]:
+        if isinstance(function.get("Timeout"), int):
+            function["Timeout"] = max(function["Timeout"], LOCAL_TIMEOUT)
     SERVED_TEMPLATE.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return SERVED_TEMPLATE
 
