@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from local.lambda_image.__main__ import ensure, runtimes_of_template
+from local.lambda_image.__main__ import ensure, local_architecture, runtimes_of_template
 from local.stack import LocalStack, free_port
 from local.template import LOCAL_PARAMETERS, PER_SERVICE_VARIABLES, REGION, ROOT, Template
 
@@ -42,6 +42,7 @@ SAM_CLI = [str(SAM_VENV / "bin" / "python"), str(ROOT / "local" / "sam_cli.py")]
 BUILD_DIR = Path(os.environ.get("SAM_LOCAL_BUILD_DIR") or ROOT / ".aws-sam" / "build")
 BUILT_TEMPLATE = BUILD_DIR / "template.yaml"
 SERVED_TEMPLATE = BUILD_DIR / "template-sam-local.yaml"  # beside it: the artifacts' relative paths hold
+LOCAL_TIMEOUT = 60  # seconds: served_template says why
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": REGION}
 
 
@@ -58,11 +59,26 @@ def docker_bridge_address() -> str:
     return config.get("Gateway") or str(next(ipaddress.ip_network(config["Subnet"]).hosts()))
 
 
-def sam_build() -> None:
-    started = time.monotonic()
+def python_path() -> str:
+    """PATH with the runtime's interpreter first: `sam build` looks for `python3.13` on it (the project's virtualenv
+    is one, where the Makefile's PATH has none)."""
+    return f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def sam_build() -> subprocess.Popen:
+    """`sam build`, started: the local stack loads its demo data meanwhile (`built` waits for it). The artifacts
+    are for this machine's architecture: the template's `Architecture` parameter, and the layer's wheels (its
+    Makefile's `LAMBDA_ARCHITECTURE`: `sam build` passes no parameter to a makefile build)."""
     folders = ["--build-dir", str(BUILD_DIR), "--cache-dir", str(BUILD_DIR.parent / f"{BUILD_DIR.name}-cache")]
-    subprocess.run([str(SAM), "build", *folders], cwd=ROOT, check=True)  # noqa: S603 - cached, parallel (samconfig)
-    print(f"sam build: {time.monotonic() - started:.0f} s", flush=True)
+    environment = {**os.environ, "PATH": python_path(), "LAMBDA_ARCHITECTURE": local_architecture()}
+    command = [str(SAM), "build", *folders, *parameter_overrides()]
+    return subprocess.Popen(command, cwd=ROOT, env=environment)  # noqa: S603 - cached, parallel (samconfig)
+
+
+def built(build: subprocess.Popen, started: float) -> None:
+    if build.wait() != 0:
+        sys.exit(f"sam build failed ({build.returncode})")
+    print(f"sam build: done {time.monotonic() - started:.0f} s after the start", flush=True)
 
 
 def function_environments(template: Template) -> dict[str, dict[str, str]]:
@@ -77,29 +93,61 @@ def function_environments(template: Template) -> dict[str, dict[str, str]]:
     }
 
 
+def functions_in(node: Any) -> list[dict[str, Any]]:
+    """The properties of every function, in an `Fn::ForEach` loop's fragment too."""
+    found = []
+    if isinstance(node, dict):
+        if node.get("Type") == "AWS::Serverless::Function" and isinstance(node.get("Properties"), dict):
+            found.append(node["Properties"])
+        for value in node.values():
+            found += functions_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += functions_in(value)
+    return found
+
+
 def served_template() -> Path:
-    """The built template as `sam local` can serve it. The API's stage name is an SSM parameter's value read back
-    (template.yaml says why), which SAM CLI leaves unresolved: the authorizers' method ARNs then hold the
-    expression and SAM CLI matches no policy. Here the stage takes the parameter's own value; nothing else changes."""
+    """The built template as `sam local` can serve it; nothing else changes:
+    - the API's stage name is an SSM parameter's value read back (template.yaml says why), which SAM CLI leaves
+      unresolved: the authorizers' method ARNs then hold the expression and SAM CLI matches no policy. Here the stage
+      takes the parameter's own value;
+    - an authorizer's FunctionArn `!Ref Function.Alias` (SnapStart runs a published version: SAM's AutoPublishAlias
+      makes the alias) is one SAM CLI 1.170 cannot parse ("Unable to parse the Lambda ARN for Authorizer", and the
+      routes go unguarded): here it is `!GetAtt Function.Arn`, the same code (sam local runs no versions);
+    - a function's Timeout is at least `LOCAL_TIMEOUT`: SAM CLI counts a container's cold start (Python importing
+      the code, in a fresh container, on a machine that may be busy) against it, where Lambda gives the init its
+      own 10 s; a 10 s function whose container starts beside others would time out (502) before it ran."""
     document = yaml.safe_load(BUILT_TEMPLATE.read_text(encoding="utf-8"))
     resources = document["Resources"]
     for spec in resources.values():
         props = spec.get("Properties", {}) if isinstance(spec, dict) else {}  # not an Fn::ForEach
-        if props and spec.get("Type") == "AWS::Serverless::Api" and "Fn::GetAtt" in (props.get("StageName") or {}):
+        if not props or spec.get("Type") != "AWS::Serverless::Api":
+            continue
+        if "Fn::GetAtt" in (props.get("StageName") or {}):
             source, attribute = props["StageName"]["Fn::GetAtt"]
             if resources[source]["Type"] == "AWS::SSM::Parameter" and attribute == "Value":
                 props["StageName"] = resources[source]["Properties"]["Value"]
+        for authorizer in (props.get("Auth") or {}).get("Authorizers", {}).values():
+            function = (authorizer.get("FunctionArn") or {}).get("Ref")
+            if isinstance(function, str) and function.endswith(".Alias"):
+                authorizer["FunctionArn"] = {"Fn::GetAtt": [function.removesuffix(".Alias"), "Arn"]}
+    for function in [document.get("Globals", {}).get("Function", {}), *functions_in(resources)]:
+        if isinstance(function.get("Timeout"), int):
+            function["Timeout"] = max(function["Timeout"], LOCAL_TIMEOUT)
     SERVED_TEMPLATE.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return SERVED_TEMPLATE
 
 
 def parameter_overrides() -> list[str]:
-    """The local stack's parameters, and the template's `Fn::ForEach` expanded (samconfig.toml says so for the
-    checkout's template, but SAM CLI reads it beside the built one)."""
+    """The local stack's parameters with this machine's architecture (Docker here runs no other), and the template's
+    `Fn::ForEach` expanded (samconfig.toml says so for the checkout's template, but SAM CLI reads it beside the built
+    one)."""
+    parameters = {**LOCAL_PARAMETERS, "Architecture": local_architecture()}
     return [
         "--language-extensions",
         "--parameter-overrides",
-        " ".join(f"{name}={value}" for name, value in LOCAL_PARAMETERS.items()),
+        " ".join(f"{name}={value}" for name, value in parameters.items()),
     ]
 
 
@@ -115,14 +163,17 @@ class SamLocal:
         self.container_url = ""
 
     def start(self) -> None:
+        """The emulator with every resource, reachable from the containers; the demo data goes on loading (`ready`)."""
         self.stack.start()
-        while not self.stack.ready(within=0.5):
-            pass
         emulator = self.stack.emulator
         assert emulator is not None  # noqa: S101 - started above
         self.container_url = emulator.serve_also(docker_bridge_address())
         self.env_vars.write_text(json.dumps(function_environments(self.stack.template)), encoding="utf-8")
         print(f"emulator: {emulator.url}", flush=True)
+
+    def ready(self) -> None:
+        while not self.stack.ready(within=0.5):
+            pass
 
     def session(self) -> dict[str, Any]:
         """What another `sam local invoke` needs to reach the same emulator (tests/samlocal): `sam_cli`'s command,
@@ -229,15 +280,19 @@ def main() -> None:
         sys.exit("sam local needs a Docker daemon: apt-get install docker.io, then start dockerd (README)")
     for runtime, architecture in runtimes_of_template():
         ensure(runtime, architecture, pull=os.environ.get("SAM_SKIP_PULL_IMAGE") is None)
-    if not args.no_build:
-        sam_build()
+    build = None if args.no_build else sam_build()
     local = SamLocal(port)
     api: subprocess.Popen | None = None
     try:
         local.start()
+        if build is not None:
+            built(build, started)
         if args.invoke:
+            local.ready()
             sys.exit(invoke(local, args.invoke[0], Path(args.invoke[1])))
         api = start_api(local, port, os.environ.get("SAM_WARM_CONTAINERS", "LAZY"))
+        local.ready()
+        print(f"demo data: loaded {time.monotonic() - started:.0f} s after the start", flush=True)
         while not answers(f"{local.api_url}/nowhere"):  # the gateway's own 404: no function, no container
             if api.poll() is not None:
                 sys.exit(f"sam local start-api stopped ({api.returncode})")
@@ -249,6 +304,8 @@ def main() -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        if build is not None and build.poll() is None:
+            build.terminate()
         if api is not None and api.poll() is None:
             api.send_signal(signal.SIGINT)  # sam stops its containers on Ctrl-C
             try:

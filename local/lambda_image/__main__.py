@@ -1,11 +1,14 @@
 """`python -m local.lambda_image`: make sure Docker holds the Lambda base image `sam local` runs the functions in,
 for every runtime and architecture of template.yaml's functions, under the name SAM CLI looks for
-(`public.ecr.aws/lambda/python:3.11-x86_64`), so that `sam local … --skip-pull-image` finds it.
+(`public.ecr.aws/lambda/python:3.13-x86_64`), so that `sam local … --skip-pull-image` finds it. The architecture is
+this machine's (`local_architecture()`: Docker here runs its own architecture's images only), whatever the
+template's `Architecture` parameter defaults to; `make sam-local` builds and serves with that parameter set to it.
 
 An image already there is kept (a pulled one, or one this script built from the same recipe). Otherwise the image
 is pulled; where no registry is reachable, it is built from Debian's packages and PyPI: a bookworm root file
 system from `debootstrap --variant=minbase`, the runtime's Python (Debian's python3 for 3.11, else a local build of
-that version, e.g. pyenv's, copied in as /var/lang), `awslambdaric` and boto3 in /var/runtime (Lambda's runtime
+that version, e.g. pyenv's, copied in as /var/lang with the Debian libraries its extension modules link to:
+`LIBRARIES`), `awslambdaric` and boto3 in /var/runtime (Lambda's runtime
 provides boto3; the layer leaves it out), and `bootstrap` (beside this file) as /var/runtime/bootstrap. SAM CLI adds
 the Runtime Interface Emulator it carries on top. The image is labelled with a hash of its recipe: a changed recipe
 builds it again; an unchanged one is never built twice.
@@ -16,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -36,8 +40,22 @@ AWSLAMBDARIC = "awslambdaric==4.2.2"
 # What Lambda's own python images hold besides Python: certificates, and the libraries lxml and cryptography's
 # wheels expect from the system (glibc only) are already in minbase.
 PACKAGES = ("ca-certificates",)
+# What a Python built on bookworm (pyenv's) links its extension modules to beyond minbase (ssl, ctypes, sqlite3, bz2,
+# pyexpat, readline, curses, uuid), for a runtime Debian has no python3 of; tkinter is left out.
+LIBRARIES = (
+    "libssl3",
+    "libffi8",
+    "libsqlite3-0",
+    "libbz2-1.0",
+    "libexpat1",
+    "libreadline8",
+    "libncursesw6",
+    "libuuid1",
+)
+# Not copied from that build: what building against it or testing it needs, never running it.
+NOT_COPIED = ("site-packages", "test", "idlelib", "tkinter", "turtledemo", "include", "config-*", "*.a", "pkgconfig")
 LABEL = "org.ott-platform.lambda-image.recipe"
-RECIPE_VERSION = 1  # one more whenever `build` puts something else into the image
+RECIPE_VERSION = 2  # one more whenever `build` puts something else into the image
 ENVIRONMENT = {
     "LANG": "en_US.UTF-8",
     "TZ": ":/etc/localtime",
@@ -55,15 +73,20 @@ def tag(runtime: str, architecture: str) -> str:
     return f"public.ecr.aws/lambda/python:{runtime.removeprefix('python')}-{architecture}"
 
 
+def local_architecture() -> str:
+    """The Lambda architecture Docker runs here: this machine's (`SAM_LOCAL_ARCHITECTURE` says otherwise, for a
+    machine that emulates the other one)."""
+    machine = platform.machine().lower()
+    return os.environ.get("SAM_LOCAL_ARCHITECTURE") or ("arm64" if machine in ("aarch64", "arm64") else "x86_64")
+
+
 def runtimes_of_template() -> list[tuple[str, str]]:
+    """Every runtime of template.yaml's functions, each on this machine's architecture: the template's own is a
+    parameter (`Architecture`), which `make sam-local` sets to that."""
     from local.template import Template  # the project's virtualenv (cfn-lint) reads the template
 
-    found = set()
-    for spec in Template().of_type("AWS::Serverless::Function").values():
-        props = spec.get("Properties", {})
-        for architecture in props.get("Architectures", ["x86_64"]):
-            found.add((props["Runtime"], architecture))
-    return sorted(found)
+    runtimes = {spec["Properties"]["Runtime"] for spec in Template().of_type("AWS::Serverless::Function").values()}
+    return [(runtime, local_architecture()) for runtime in sorted(runtimes)]
 
 
 def boto3_requirements() -> list[str]:
@@ -74,7 +97,8 @@ def boto3_requirements() -> list[str]:
 
 def recipe(runtime: str, architecture: str) -> str:
     """The hash of what goes into the image (not of this file's wording: a reformatted script builds nothing)."""
-    inputs = [RECIPE_VERSION, runtime, architecture, SUITE, AWSLAMBDARIC, PACKAGES, ENVIRONMENT, boto3_requirements()]
+    inputs = [RECIPE_VERSION, runtime, architecture, SUITE, AWSLAMBDARIC, PACKAGES, LIBRARIES, NOT_COPIED]
+    inputs += [ENVIRONMENT, boto3_requirements()]
     parts = [BOOTSTRAP.read_bytes(), json.dumps(inputs).encode()]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
@@ -139,7 +163,7 @@ def unmount_under(rootfs: Path) -> None:
 
 
 def build_in(rootfs: Path, version: str, architecture: str, name: str, label: str) -> None:
-    packages = [*PACKAGES, *(["python3"] if version == DEBIAN_PYTHON else [])]
+    packages = [*PACKAGES, *(["python3"] if version == DEBIAN_PYTHON else LIBRARIES)]
     print(f"  debootstrap {SUITE} ({', '.join(packages)}) ...", flush=True)
     subprocess.run(  # noqa: S603
         [  # noqa: S607
@@ -164,8 +188,10 @@ def build_in(rootfs: Path, version: str, architecture: str, name: str, label: st
             prefix,
             lang,
             symlinks=True,
-            ignore=shutil.ignore_patterns("site-packages", "test", "__pycache__", "idlelib", "tkinter"),
+            ignore=shutil.ignore_patterns(*NOT_COPIED),  # the standard library's bytecode stays: faster cold starts
         )
+        for module in (lang / "lib" / f"python{version}" / "lib-dynload").glob("_tkinter*"):
+            module.unlink()
         (lang / "lib" / f"python{version}" / "site-packages").mkdir(exist_ok=True)
         python3 = lang / "bin" / "python3"
         if not python3.exists():

@@ -7,7 +7,9 @@ SAM CLI does not emulate API keys (`ApiKeyRequired`: the machine routes answer 4
 no key id in the request) nor the API's GatewayResponses (a refusal has SAM's body, not the platform's)."""
 
 import json
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,22 +34,57 @@ def get(api: SamLocalApi, path: str, **kwargs: Any) -> requests.Response:
 
 
 @pytest.fixture(scope="module")
-def token(sam_api: SamLocalApi) -> str:
-    reply = requests.post(f"{sam_api.url}/auth/2/token", data=FORM, timeout=120)
-    assert reply.status_code == 200, reply.text
-    return str(reply.json()["access_token"])
+def tokens(sam_api: SamLocalApi) -> dict[str, str]:
+    """A device's token and the demo chief's (every staff scope, signed in through the operator's console: public
+    client, PKCE), got while every function the tests call starts its container: at once, not one by one as the
+    tests come to them (a first request starts a container: 3–5 s idle, 10–30 s on a loaded machine; SAM CLI
+    creates them one at a time but they start, and import the code, side by side)."""
+    anonymous = [
+        "/registry/2/whereami.json",
+        "/tvguide/2/channels.json?fields=title",
+        "/launcher/1/posters.json",
+        demo_playlist_path(),
+        "/1/niche-content/list.json?p=1",
+        "/console",
+        "/auth/2/account",  # the bearer authorizer's container: it refuses
+    ]
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        device = pool.submit(requests.post, f"{sam_api.url}/auth/2/token", data=FORM, timeout=120)
+        staff = pool.submit(
+            access_token, sam_api.url, "staff-console", None, "chief@example.com", "chief-password", STAFF_REDIRECT
+        )
+        list(pool.map(lambda path: get(sam_api, path), anonymous))
+        reply = device.result()
+        assert reply.status_code == 200, reply.text
+        found = {"device": str(reply.json()["access_token"]), "staff": staff.result()}
+        with_token = [
+            ("/auth/2/account", found["device"]),
+            ("/staff/me.json", found["staff"]),
+            ("/staff/niche-content/queue.json?status=awaiting", found["staff"]),
+            ("/staff/launcher/moderation.json", found["staff"]),
+        ]
+        list(pool.map(lambda call: get(sam_api, call[0], headers=bearer(call[1])), with_token))
+    sam_api.report(f"tests/samlocal: the functions' containers started in {time.monotonic() - started:.0f} s")
+    return found
 
 
 @pytest.fixture(scope="module")
-def staff_token(sam_api: SamLocalApi) -> str:
+def token(tokens: dict[str, str]) -> str:
+    return tokens["device"]
+
+
+@pytest.fixture(scope="module")
+def staff_token(tokens: dict[str, str]) -> str:
     """The demo chief (every staff scope) signed in through the operator's console (public client, PKCE)."""
-    return access_token(sam_api.url, "staff-console", None, "chief@example.com", "chief-password", STAFF_REDIRECT)
+    return tokens["staff"]
 
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+@pytest.mark.usefixtures("tokens")
 def test_registry_whereami(sam_api: SamLocalApi) -> None:
     reply = get(sam_api, "/registry/2/whereami.json")
     assert reply.status_code == 200, reply.text
@@ -125,36 +162,14 @@ def with_body(event: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     return {"Records": [record]}
 
 
-def test_phoneconfirm_and_the_channel_worker(
+def test_a_queue_consumer_and_the_channel_worker(
     sam_api: SamLocalApi, token: str, template: Template, tmp_path: Path
 ) -> None:
-    """A confirmation through the API, then the Step Functions worker's stage 2 (an SMS with a code) through
-    `sam local invoke`: the request in the emulator's table moves to that stage with that task token."""
-    started = requests.post(
-        f"{sam_api.url}/phoneconfirm/2/confirm", json={"phone": "79990000006"}, headers=bearer(token), timeout=120
-    )
-    assert started.status_code == 200, started.text
-    request_id = str(started.json()["request_id"])
-    verify = requests.post(
-        f"{sam_api.url}/phoneconfirm/2/verify", json={"request_id": request_id}, headers=bearer(token), timeout=120
-    )
-    assert verify.status_code == 200, verify.text
-
-    worker = consumer_of(template, "ChannelQueue")
-    task_token = f"samlocal-{uuid.uuid4()}"  # no execution waits on it: the worker's SendTaskSuccess is refused
-    event = with_body(sample_event(template, worker), {"request_id": request_id, "stage": 2, "task_token": task_token})
-    reply, took = sam_api.invoke(worker, event, tmp_path)
-    sam_api.report(f"sam local invoke {worker}: {took:.1f} s")
-    assert reply == {"batchItemFailures": []}
-    table = template.physical_name("PhoneTable")
-    items = sam_api.dynamodb().scan(TableName=table)["Items"]
-    written = [item for item in items if json.dumps(item).count(request_id) and json.dumps(item).count(task_token)]
-    assert written, f"no item of {table} holds request {request_id} with the worker's task token"
-
-
-def test_a_queue_consumer_counts_a_click(sam_api: SamLocalApi, template: Template, tmp_path: Path) -> None:
-    """A click on a poster of the block the API shows, through `sam local invoke` of the click queue's consumer: the
-    launcher's table changes."""
+    """Through `sam local invoke`, side by side (each is SAM CLI's start, the template's expansion and a new
+    container: tens of seconds on a loaded machine):
+    - the click queue's consumer on a click on a poster of the block the API shows: the launcher's table changes;
+    - after a phone confirmation through the API (while the click's invoke starts), the Step Functions worker's
+      stage 2 (an SMS with a code): the request in the emulator's table moves to that stage with that task token."""
     shown = get(sam_api, "/launcher/1/posters.json")
     assert shown.status_code == 200, shown.text
     posters = shown.json().get("posters", shown.json())
@@ -168,12 +183,35 @@ def test_a_queue_consumer_counts_a_click(sam_api: SamLocalApi, template: Templat
         "snapshot_hash": shown.headers.get("ETag", "").removeprefix("W/").strip('"') or "samlocal",
         "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    table = template.physical_name("LauncherTable")
-    before = sam_api.dynamodb().scan(TableName=table)["Items"]
-    reply, took = sam_api.invoke(consumer, with_body(sample, body), tmp_path)
-    sam_api.report(f"sam local invoke {consumer}: {took:.1f} s")
-    assert reply == {"batchItemFailures": []}
-    after = sam_api.dynamodb().scan(TableName=table)["Items"]
+    launcher_table, phone_table = template.physical_name("LauncherTable"), template.physical_name("PhoneTable")
+    before = sam_api.dynamodb().scan(TableName=launcher_table)["Items"]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        invokes = {consumer: pool.submit(sam_api.invoke, consumer, with_body(sample, body), tmp_path)}
+        started = requests.post(
+            f"{sam_api.url}/phoneconfirm/2/confirm", json={"phone": "79990000006"}, headers=bearer(token), timeout=120
+        )
+        assert started.status_code == 200, started.text
+        request_id = str(started.json()["request_id"])
+        verify = requests.post(
+            f"{sam_api.url}/phoneconfirm/2/verify", json={"request_id": request_id}, headers=bearer(token), timeout=120
+        )
+        assert verify.status_code == 200, verify.text
+        worker = consumer_of(template, "ChannelQueue")
+        task_token = f"samlocal-{uuid.uuid4()}"  # no execution waits on it: the worker's SendTaskSuccess is refused
+        stage = {"request_id": request_id, "stage": 2, "task_token": task_token}
+        invokes[worker] = pool.submit(
+            sam_api.invoke, worker, with_body(sample_event(template, worker), stage), tmp_path
+        )
+    for name, invoked in invokes.items():
+        reply, took = invoked.result()
+        sam_api.report(f"sam local invoke {name}: {took:.1f} s (side by side)")
+        assert reply == {"batchItemFailures": []}, name
+
+    items = sam_api.dynamodb().scan(TableName=phone_table)["Items"]
+    written = [item for item in items if json.dumps(item).count(request_id) and json.dumps(item).count(task_token)]
+    assert written, f"no item of {phone_table} holds request {request_id} with the worker's task token"
+    after = sam_api.dynamodb().scan(TableName=launcher_table)["Items"]
     assert after != before, "the click changed nothing in the launcher's table"
 
 
