@@ -113,11 +113,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if kinds[item] == "local":
             item.add_marker(pytest.mark.local)
-    # Whole files stay together: a file is as slow as its slowest kind.
+    # Whole files stay together: a file is as slow as its slowest kind. The files on the scratch stack come first
+    # among the local ones, in the order they share it (tests/fixtures/stack.py).
+    from tests.fixtures.stack import SCRATCH_FILES
+
     slowest = {}
     for item in items:
         slowest[item.path] = min(slowest.get(item.path, 9), KINDS_SLOWEST_FIRST.index(kinds[item]))
-    items.sort(key=lambda item: slowest[item.path])
+    scratch = {ROOT / path: number for number, path in enumerate(SCRATCH_FILES)}
+    items.sort(key=lambda item: (slowest[item.path], scratch.get(item.path, len(scratch))))
 
 
 # Lines a suite reports at the end of the run (tests/samlocal: its time), from this process or from an xdist worker.

@@ -1,7 +1,7 @@
 """Kodi with IPTV Simple on a stack loaded with real data (issue 19): each of iptv-org's Russian playlists
 (../shared/data/m3u) through `ops.channels.load --from-m3u`, and a tv.yandex.ru guide (../shared/data/xmltv)
 through `ops.tvguide.load` into the demo subscriber's zone. Kodi is given only the subscriber's playlist URL.
-A stack of its own for the module (the configurations it loads replace the demo's), a Kodi per playlist."""
+The worker's scratch stack (the configurations it loads replace the demo's), a Kodi per playlist."""
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -16,7 +16,7 @@ from lxml import etree
 from local.seed import demo_playlist_path
 from tests.conftest import SHARED_DATA
 from tests.fixtures.kodi import Kodi, running_kodi
-from tests.fixtures.stack import RunningStack, start_stack
+from tests.fixtures.stack import RunningStack
 from tests.tvguide.test_http_local import run_ops, xmltv_instant
 
 pytestmark = [pytest.mark.slow, pytest.mark.player]
@@ -43,18 +43,13 @@ def moved_to_today(guide: Path, into: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def guided_stack(tmp_path_factory) -> Iterator[tuple[RunningStack, Path]]:
-    """A stack with the real guide, moved to today, in the subscriber's zone."""
-    work = tmp_path_factory.mktemp("real")
-    stack = start_stack(work / "output.log")
-    try:
-        guide = work / GUIDE.name
-        moved_to_today(GUIDE, guide)
-        imported = run_ops(stack, "ops.tvguide.load", str(guide), "--zone", ZONE, "--local")
-        assert imported.returncode == 0, imported.stderr
-        yield stack, guide
-    finally:
-        stack.stop()
+def guided_stack(scratch_stack, tmp_path_factory) -> tuple[RunningStack, Path]:
+    """The worker's scratch stack with the real guide, moved to today, in the subscriber's zone."""
+    guide = tmp_path_factory.mktemp("real") / GUIDE.name
+    moved_to_today(GUIDE, guide)
+    imported = run_ops(scratch_stack, "ops.tvguide.load", str(guide), "--zone", ZONE, "--local")
+    assert imported.returncode == 0, imported.stderr
+    return scratch_stack, guide
 
 
 @pytest.fixture(scope="module", params=PLAYLISTS)

@@ -1,5 +1,5 @@
-"""The operator's console in a real browser (issue 20): Playwright driving Debian's Chromium against a local stack
-of its own on the demo data. Each flow signs in through the auth service's login page (authorization code with
+"""The operator's console in a real browser (issue 20): Playwright driving Debian's Chromium against the worker's
+scratch stack on the demo data. Each flow signs in through the auth service's login page (authorization code with
 PKCE), does the thing, and sees its effect through the public API; a staff member without the area's scope cannot
 do it. Every page passes axe-core without a serious or critical violation and without a CSP violation; the main
 pages' screenshots are written to docs/console/ (linked from the README)."""
@@ -14,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 from tests.conftest import DEMO_REGISTRY, ROOT
-from tests.fixtures.stack import RunningStack, start_stack
+from tests.fixtures.stack import RunningStack
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -24,12 +24,10 @@ DEMO_CHANNELS = ROOT / "local" / "demo" / "channels.yaml"
 
 
 @pytest.fixture(scope="module")
-def console_stack(tmp_path_factory) -> Iterator[RunningStack]:
-    """A stack of its own: these flows change the demo data (a poster approved, a channel version loaded) that the
-    other local tests read."""
-    running = start_stack(tmp_path_factory.mktemp("console") / "output.log")
-    yield running
-    running.stop()
+def console_stack(scratch_stack) -> RunningStack:
+    """The worker's scratch stack (tests/fixtures/stack.py), these flows first on it: they change the demo data (a
+    poster approved, a channel version loaded) that the other local tests read."""
+    return scratch_stack
 
 
 @pytest.fixture(scope="module")

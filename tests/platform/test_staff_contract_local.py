@@ -1,16 +1,14 @@
-"""schemathesis on the staff routes that change something (issue 20), on a stack of their own (they change the
-demo data other local tests read): with a token of every staff scope (so every route is explored past its scope),
+"""schemathesis on the staff routes that change something (issue 20), on the worker's scratch stack (they change
+the demo data other local tests read): with a token of every staff scope (so every route is explored past its scope),
 no 5xx, replies that match the OpenAPI document, and every 4xx a clear error in the requested format (JSON:
 `error` and a non-empty `error_description`). The reads are under schemathesis in test_api_contract.py."""
-
-from collections.abc import Iterator
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance, unsupported_method
 
-from tests.fixtures.stack import RunningStack, start_stack
+from tests.fixtures.stack import RunningStack
 
 pytestmark = pytest.mark.slow  # schemathesis sends hundreds of requests
 
@@ -18,10 +16,8 @@ API = schemathesis.pytest.from_fixture("staff_schema")
 
 
 @pytest.fixture(scope="module")
-def staff_stack(tmp_path_factory) -> Iterator[RunningStack]:
-    running = start_stack(tmp_path_factory.mktemp("staff-contract") / "output.log")
-    yield running
-    running.stop()
+def staff_stack(scratch_stack) -> RunningStack:
+    return scratch_stack
 
 
 @pytest.fixture(scope="module")

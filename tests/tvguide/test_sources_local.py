@@ -7,17 +7,17 @@ started writing (every value that once made an item too large is now cut), so it
 tests/tvguide/test_import.py."""
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
 
 from ott.tvguide.mapping import channel_id_of
 from tests.conftest import SHARED_DATA
-from tests.fixtures.stack import RunningStack, start_stack
+from tests.fixtures.stack import RunningStack
 from tests.tvguide.test_http_local import run_ops
 
 pytestmark = pytest.mark.slow
@@ -29,11 +29,10 @@ HUGE = "x" * MEGABYTE
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory) -> Iterator[RunningStack]:
-    """A stack of this file's own: it imports into Europe/Moscow, the zone every local client lands in."""
-    running = start_stack(tmp_path_factory.mktemp("sources") / "output.log")
-    yield running
-    running.stop()
+def stack(scratch_stack) -> RunningStack:
+    """The worker's scratch stack (tests/fixtures/stack.py): this file imports into Europe/Moscow, the zone every
+    local client lands in."""
+    return scratch_stack
 
 
 def reply(stack: RunningStack, method: str, language: str = "ru", **query: Any) -> requests.Response:
@@ -67,9 +66,11 @@ def channel_id(stack: RunningStack, name: str) -> int:
 def test_a_second_source_keeps_what_only_the_first_said(stack, tmp_path):
     """Issue 18: the demo show «Новости» keeps its English title, image and age after the yandex guide (whose
     «Новости» has only a Russian title) is imported into Europe/Moscow; a channel re-declared by another file with
-    only its Russian name is still found by its English name."""
-    today = reply(stack, "schedule.json", channel=101, geo="Europe/Moscow").json()["telecastsList"]
-    news = next(telecast["tvShow"]["id"] for telecast in today if telecast["title"] == "Новости")
+    only its Russian name is still found by its English name. The show is found on tomorrow's demo schedule: the
+    console's flows, before this file on the scratch stack, upload a guide of today's for the channel."""
+    tomorrow = datetime.now(ZoneInfo("Europe/Moscow")).date() + timedelta(days=1)
+    demo_day = reply(stack, "schedule.json", channel=101, dates=str(tomorrow), geo="Europe/Moscow").json()
+    news = next(telecast["tvShow"]["id"] for telecast in demo_day["telecastsList"] if telecast["title"] == "Новости")
     imported(stack, XMLTV / "tv.yandex.ru_ru_2021-03-11_utc.xml", "Europe/Moscow")
     ajara = channel_id(stack, "Ajara TV")  # a yandex channel airing «Новости»: the yandex source holds the show
     [show] = reply(stack, "tvshows.json", language="en", tvshow=news).json()["tvShows"]
