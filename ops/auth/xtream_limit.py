@@ -1,23 +1,21 @@
 """Set an account's limit of concurrent streams (its Xtream logins' screens, issue 29), recorded in the audit trail;
 `--default` gives it the platform's default again (XTREAM_MAX_CONNECTIONS).
 
-python -m ops.auth.xtream_limit ACCOUNT_ID (--max N | --default) [--by NAME]
+python -m ops.auth.xtream_limit ACCOUNT_ID (--max N | --default) [--operator NAME]
     (--stack STACK | --local | --table NAME --audit-table NAME)
 """
 
-import argparse
-import sys
 from datetime import UTC, datetime
 
+from ops.command import command, command_parser
 from ops.target import add_operator, add_target, audit_log, database, operator, output
 from ott.auth.store import auth_records
 from ott.auth.xtream_logins import set_max_connections
-from ott.errors import NotFound
-from ott.recordstore import ConcurrentChange
 
 
+@command
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(__doc__)
     parser.add_argument("account_id", type=int)
     limit = parser.add_mutually_exclusive_group(required=True)
     limit.add_argument("--max", type=int, choices=range(1, 101), metavar="1..100", help="concurrent streams")
@@ -26,14 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     add_target(parser)
     args = parser.parse_args(argv)
     store = auth_records(database(args), output(args, "AuthTableName"))
-    try:
-        set_max_connections(store, audit_log(args), operator(args), args.account_id, args.max, datetime.now(UTC))
-    except (NotFound, ConcurrentChange) as error:
-        print(str(error) or "the account's screens kept changing; try again", file=sys.stderr)
-        return 2
+    # A missing account or screens that kept changing: `command` ends with its one line and 2.
+    set_max_connections(store, audit_log(args), operator(args), args.account_id, args.max, datetime.now(UTC))
     print(f"account {args.account_id}: {args.max or 'the default number of'} concurrent streams")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -156,6 +156,7 @@ def test_no_player_reads_an_attribute_the_configuration_did_not_set(title, logo)
     document = demo_configuration().channel_list.model_dump(mode="json", exclude_none=True)
     document["channels"][0]["title"] = title
     document["channels"][0].pop("timeshift_url", None)
+    document["channels"][0].pop("archive_days", None)  # no catch-up: the attributes a plain channel gets
     for stream in document["channels"][0]["streams"]:
         stream["has_timeshift"] = False
     if logo:

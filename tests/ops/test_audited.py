@@ -98,6 +98,14 @@ def legacy_file(tmp_path: Path) -> str:
     return str(path)
 
 
+def demo_account() -> int:
+    """The demo subscriber's account id."""
+    from ott.auth.records import Credentials
+    from ott.auth.store import auth_store
+
+    return auth_store().get(Credentials, "demo@example.com").account_id
+
+
 def support_case() -> str:
     store = phone_records(
         DynamoDatabase(client("dynamodb")), TEMPLATE.physical_name("PhoneTable"), TEMPLATE.physical_name("AuthTable")
@@ -129,6 +137,10 @@ CHANGING: dict[str, tuple[Setup, str]] = {
             ("auth.users", ["new@example.com", "--staff-scope", "guide_editing", *table(AUTH)]),
         )[1],
         "auth",
+    ),
+    "auth.xtream_limit": (
+        lambda _, tmp: ("auth.xtream_limit", [str(demo_account()), "--max", "3", *table(AUTH)]),
+        "channels",
     ),
     "auth.users --update": (
         lambda mp, tmp: (
@@ -296,6 +308,10 @@ ROUTES: dict[str, tuple[str, StaffCall]] = {
             "query": {"format": "yaml", "source": "channels.yaml"},
             "body": (DEMO / "channels.yaml").read_text(encoding="utf-8"),
         },
+    ),
+    "auth/staff_xtream_limit": (
+        "channels_engineering",
+        lambda: {"body": json.dumps({"account_id": demo_account(), "max_connections": 3})},
     ),
     "channels/staff_rollback": (
         "channels_engineering",

@@ -68,7 +68,9 @@ def read_methods(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     for path, operations in document["paths"].items():
         operation = None if path.startswith("/staff/") else operations.get("get")
         content = (operation or {}).get("responses", {}).get("200", {}).get("content", {})
-        if "application/json" in content:
+        # One documented model (the Xtream player API's reply varies by its `action`: pyxtream and npm's
+        # @iptv/xtream-api read it, tests/channels/test_xtream*_local.py).
+        if "$ref" in content.get("application/json", {}).get("schema", {}):
             found.append((path, operation["operationId"], content["application/json"]["schema"]["$ref"]))
     return found
 

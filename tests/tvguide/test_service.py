@@ -546,7 +546,7 @@ def test_channels_and_shows_are_written_a_hundred_in_a_call(store, guide_databas
     lines = [programme(alias, "20241201100000", "20241201110000", title=f"Show {alias}") for alias in aliases]
     guide_database.calls.clear()
     load(store, guide(*lines, channels=aliases), "World/Anywhere")
-    assert guide_database.calls["UpdateItem"] == 1  # the import's lease released, no channel's or show's
+    assert guide_database.calls["UpdateItem"] == 2  # the lease taken and released; no channel's or show's
     # 150 new channels' ids claimed in the registry, then 150 channels, then 150 shows, a hundred at a time, and
     # the import's publication.
     assert guide_database.calls["TransactWriteItems"] == 7

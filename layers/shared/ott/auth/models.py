@@ -172,9 +172,10 @@ class XtreamLoginList(BaseModel):
 
 
 class XtreamLoginParams(BaseModel):
-    """`DELETE /auth/2/xtream_login`: the login to revoke."""
+    """`DELETE /auth/2/xtream_login`: the login to revoke; nothing else (a parameter it does not know is a 400, not
+    a revocation of whatever it might have meant)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     username: Annotated[str, Field(min_length=1, max_length=64)]
 
