@@ -34,7 +34,7 @@ PORT ?= 3000
 LOG_LEVEL ?=
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run sam-local test test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
+.PHONY: run sam-local test test-docker test-fast static lint typecheck checkov pytest bench capacity load validate deploy clean
 
 $(INSTALLED): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	test -x $(BIN)/python && $(BIN)/python -c "import sys; sys.exit(sys.version_info[:2] != (3, 13))" \
@@ -103,7 +103,12 @@ checkov: $(CHECKOV) $(INSTALLED) $(SAM)
 	$(CHECKOV) --config-file .checkov.yaml --file $(SAM_EXPANDED_TEMPLATE)
 
 pytest: $(INSTALLED)
-	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not docker"
+
+## test-docker: the built artifacts through `sam local` in Docker (tests/samlocal; skipped, with the reason, where
+## Docker cannot run): on its own, since its containers' cold starts time out beside the rest of the suite
+test-docker: $(INSTALLED) $(SAM)
+	$(BIN)/pytest -p no:xdist -q -m docker tests/samlocal
 
 ## bench: cold-init ratio of every function, the zipped layer's size (and that it works beside the runtime's
 ## boto3), DynamoDB calls per request, token CPU, the worst operators' files' parse time and memory
