@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fixtures.moto import invoke
+from tests.fixtures.parsers import installed_parsers
 
 pytestmark = [pytest.mark.slow, pytest.mark.demo_data("channels")]
-PARSERS = ROOT / "tests" / "parsers"
 PARSE = (
     "const parser = require('iptv-playlist-parser'); const fs = require('fs');"
     "process.stdout.write(JSON.stringify(parser.parse(fs.readFileSync(0, 'utf8'))));"
@@ -22,16 +21,7 @@ PARSE = (
 
 @pytest.fixture(scope="module")
 def parser_dir(tmp_path_factory) -> Path:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is needed to install the independent parser")
-    folder = tmp_path_factory.mktemp("parsers")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy(PARSERS / name, folder / name)
-    subprocess.run(  # noqa: S603 - npm with fixed arguments
-        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=folder, check=True, capture_output=True
-    )
-    return folder
+    return installed_parsers(tmp_path_factory, "the independent parser")
 
 
 def parsed_by_npm(folder: Path, text: str) -> dict:

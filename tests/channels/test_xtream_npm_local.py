@@ -11,10 +11,9 @@ import pytest
 import requests
 
 from local.seed import demo_xtream_login
-from tests.conftest import ROOT
+from tests.fixtures.parsers import installed_parsers
 
 pytestmark = pytest.mark.slow
-PARSERS = ROOT / "tests" / "parsers"
 READ = """
 import { Xtream } from '@iptv/xtream-api';
 import { standardizedSerializer } from '@iptv/xtream-api/standardized';
@@ -30,16 +29,7 @@ process.stdout.write(JSON.stringify({ profile, categories, channels, epg }));
 
 @pytest.fixture(scope="module")
 def client_dir(tmp_path_factory) -> Path:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is needed to install the client")
-    folder = tmp_path_factory.mktemp("xtream-api")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy(PARSERS / name, folder / name)
-    subprocess.run(  # noqa: S603 - npm with fixed arguments
-        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=folder, check=True, capture_output=True
-    )
-    return folder
+    return installed_parsers(tmp_path_factory, "the client")
 
 
 def test_npm_s_xtream_api_reads_profile_categories_channels_and_epg(stack, client_dir):

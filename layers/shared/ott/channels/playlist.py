@@ -59,17 +59,24 @@ def playlist(channel_list: ChannelList, viewer: Viewer, guide_url: str, session_
     under its first category; channels in no category come last, in the configuration's order."""
     guide = attribute(quote(guide_url, safe=":/?&=%"))  # IPTV Simple cuts a header URL at its first comma
     lines = [f'#EXTM3U url-tvg="{guide}" x-tvg-url="{guide}"']
+    for number, channel, stream, group in listed(channel_list, viewer):
+        lines.append(extinf(channel, stream, group, number, catchup_days))
+        lines.append(filled(stream.url, session_id) if stream.type != StreamSourceType.RAW else stream.url)
+    return "\n".join(lines) + "\n"
+
+
+def listed(channel_list: ChannelList, viewer: Viewer) -> Iterator[tuple[int, Channel, StreamSource, str | None]]:
+    """What a viewer's playlist lists, numbered in its order (`ordered`): TESTING channels only for channel staff,
+    each channel's stream for the viewer's territory and player, channels without one left out. The M3U playlist
+    and the Xtream player API list the same."""
     number = 0
     for channel, group in ordered(channel_list):
         if channel.status == ChannelStatus.TESTING and not viewer.staff:
             continue
         stream = chosen_stream(channel, viewer)
-        if stream is None:
-            continue
-        number += 1
-        lines.append(extinf(channel, stream, group, number, catchup_days))
-        lines.append(filled(stream.url, session_id) if stream.type != StreamSourceType.RAW else stream.url)
-    return "\n".join(lines) + "\n"
+        if stream is not None:
+            number += 1
+            yield number, channel, stream, group
 
 
 def ordered(channel_list: ChannelList) -> Iterator[tuple[Channel, str | None]]:

@@ -18,11 +18,10 @@ from ott.channels.models import (
     DEFAULT_ARCHIVE_DAYS,
     Channel,
     ChannelList,
-    ChannelStatus,
     StreamSource,
     StreamSourceType,
 )
-from ott.channels.playlist import GUIDE_EXPORT, Viewer, attribute, chosen_stream, filled, ordered
+from ott.channels.playlist import GUIDE_EXPORT, Viewer, attribute, filled, listed
 from ott.channels.service import served_configuration
 from ott.channels.store import ChannelStore
 from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
@@ -106,14 +105,7 @@ def lineup(channel_list: ChannelList, viewer: XtreamViewer, user_agent: str) -> 
     """What the viewer's playlist would list, in its order: TESTING channels only for channel staff, each channel's
     stream for the viewer's territory and player, channels without one left out."""
     playlist_viewer = Viewer(viewer.territory_id, viewer.staff, user_agent)
-    number = 0
-    for channel, group in ordered(channel_list):
-        if channel.status == ChannelStatus.TESTING and not viewer.staff:
-            continue
-        stream = chosen_stream(channel, playlist_viewer)
-        if stream is None:
-            continue
-        number += 1
+    for number, channel, stream, group in listed(channel_list, playlist_viewer):
         yield Listed(number, channel, stream, group or OTHER)
 
 
