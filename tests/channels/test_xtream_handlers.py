@@ -31,8 +31,9 @@ MOSCOW = ZoneInfo("Europe/Moscow")  # the demo subscriber's programme zone
 
 
 @pytest.fixture(autouse=True)
-def warm_process(monkeypatch) -> Iterator[None]:
-    """Each test starts as a cold function whose hot items then live 5 s, as a deployed function's do."""
+def warm_process(demo, monkeypatch) -> Iterator[None]:
+    """Each test starts as a cold function whose hot items then live 5 s, as a deployed function's do. After the
+    demo data is in: with hot items, each of the seed's guide imports would wait out the publication spacing."""
     channel_storage.forget_read_replies()
     monkeypatch.setenv("HOT_ITEM_SECONDS", "5")
     reset_settings()
