@@ -7,7 +7,8 @@
 - an update expression is parsed once per text (moto parsed it twice a call), and copied for validation through
   pickle, a quarter of the time of `copy.deepcopy`; the checks that a clause or a path is not repeated run once
   over the whole expression when it repeats none, instead of once per node of its syntax tree; the node types a
-  validation pass looks for are found once per pass instead of once per node;
+  validation pass looks for are found once per pass instead of once per node, and whether a class is a node
+  of the syntax tree (an ABC: a slow isinstance) once per class instead of once per node and pass;
 - an attribute value of a reply (`{"S": ...}`, `{"M": {...}}`...) is written as it is, instead of trying every
   member of the AttributeValue shape under every alias moto knows for each (most of a Query's reply time);
 - the names of a response class's methods are listed once per class instead of once per request.
@@ -57,6 +58,7 @@ PATCHED: list[tuple[Owner, str]] = [
     (ActionCountValidator, "traverse"),
     (OverlappingPathsValidator, "traverse"),
     (DepthFirstTraverser, "nodes_to_be_processed"),
+    (DepthFirstTraverser, "traverse_node_recursively"),
     (moto.core.responses, "method_names_from_class"),
     (BaseJSONSerializer, "_serialize_type_structure"),
 ]
@@ -244,6 +246,38 @@ def _check_paths(validator: OverlappingPathsValidator, root: Node) -> Node:
     return released(OverlappingPathsValidator, "traverse")(validator, root)
 
 
+_IS_NODE: dict[type, bool] = {}
+_PROCESSED: dict[tuple[type, type], bool] = {}
+_NO_HOOK = DepthFirstTraverser.pre_processing_of_child
+
+
+def _traverse(traverser: DepthFirstTraverser, node: Any, child_id: int = -1) -> Any:
+    """moto's depth-first walk, bottom up, as moto writes it, with each class's isinstance answers found once:
+    `Node` is an ABC, and its isinstance checks were half of an update's validation (ten walks of its tree)."""
+    kind = type(node)
+    is_node = _IS_NODE.get(kind)
+    if is_node is None:
+        is_node = _IS_NODE[kind] = isinstance(node, Node)
+    if not is_node:
+        return node
+    parent_node = node.parent
+    if node.children is not None:
+        hook = None if type(traverser).pre_processing_of_child is _NO_HOOK else traverser.pre_processing_of_child
+        for i, child_node in enumerate(node.children):
+            if hook is not None:
+                hook(node, i)
+            _traverse(traverser, child_node, i)
+    processed = _PROCESSED.get((type(traverser), kind))
+    if processed is None:
+        processed = _PROCESSED[(type(traverser), kind)] = isinstance(node, traverser.nodes_to_be_processed())
+    if processed:
+        node = traverser.process(node)
+        node.parent = parent_node
+        if parent_node:
+            parent_node.children[child_id] = node
+    return node
+
+
 def _node_types(traverser: DepthFirstTraverser) -> tuple[type, ...]:
     """The keys of the traverser's processing map (a literal per class), found once per traverser."""
     found = traverser.__dict__.get("_node_types")
@@ -301,6 +335,7 @@ FAST: dict[tuple[Owner, str], Any] = {
     (ActionCountValidator, "traverse"): _count_clauses,
     (OverlappingPathsValidator, "traverse"): _check_paths,
     (DepthFirstTraverser, "nodes_to_be_processed"): _node_types,
+    (DepthFirstTraverser, "traverse_node_recursively"): _traverse,
     (moto.core.responses, "method_names_from_class"): cache(released(moto.core.responses, "method_names_from_class")),
     (BaseJSONSerializer, "_serialize_type_structure"): _serialize_structure,
 }

@@ -264,6 +264,9 @@ def changes(chance: random.Random) -> list[Call]:
         "SET #missing = :v",
         "REMOVE sk",  # a key attribute
         "SET = :v",
+        "SET l = list_append(l, :v)",  # l holds a string: not a list
+        "SET nested.inner[0].x = :v",  # a path into nothing
+        "SET doc = :v, n = n + :one REMOVE doc.x",  # a value and a path under it in one expression
     ]
     for expression in refused:
         names = {"#a": "a", "#b": "a"} if "#a" in expression else {}
