@@ -26,7 +26,7 @@ from ott.channels.service import served_configuration
 from ott.channels.store import ChannelStore
 from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
 from ott.errors import DomainError, InvalidInput, NotFound
-from ott.tvguide.summaries import GuideProgramme, GuideSchedules
+from ott.tvguide.summaries import GuideProgramme, GuideSchedules, ZoneChoice
 
 # Channels the configuration puts in no category are listed in this one (Xtream players need a category).
 OTHER = "Other"
@@ -233,7 +233,7 @@ def short_epg(
     guide: GuideSchedules, viewer: XtreamViewer, entry: Listed, limit: int, now: datetime
 ) -> list[dict[str, Any]]:
     """Now and next: the programme on air and those after it, `limit` at most."""
-    found = guide.programmes(viewer.territory_id, viewer.contractor_id, [entry.channel.id], now, now + SHORT_EPG_AHEAD)
+    found = guide.programmes(zone_choice(viewer), [entry.channel.id], now, now + SHORT_EPG_AHEAD)
     return [listing(programme, entry) for programme in found.get(entry.channel.id, [])[:limit]]
 
 
@@ -242,9 +242,7 @@ def data_table(guide: GuideSchedules, viewer: XtreamViewer, entry: Listed, now: 
     programmes inside the archive's window are `has_archive`."""
     days = archive_days(entry)
     since = now - timedelta(days=days or TABLE_DAYS_BACK)
-    found = guide.programmes(
-        viewer.territory_id, viewer.contractor_id, [entry.channel.id], since, now + timedelta(days=TABLE_DAYS_AHEAD)
-    )
+    found = guide.programmes(zone_choice(viewer), [entry.channel.id], since, now + timedelta(days=TABLE_DAYS_AHEAD))
     rows = []
     for programme in found.get(entry.channel.id, []):
         row = listing(programme, entry)
@@ -252,6 +250,10 @@ def data_table(guide: GuideSchedules, viewer: XtreamViewer, entry: Listed, now: 
         row["has_archive"] = 1 if days and programme.stop <= now and programme.start >= since else 0
         rows.append(row)
     return rows
+
+
+def zone_choice(viewer: XtreamViewer) -> ZoneChoice:
+    return ZoneChoice(viewer.territory_id, viewer.contractor_id)
 
 
 def listing(programme: GuideProgramme, entry: Listed) -> dict[str, Any]:
@@ -371,9 +373,7 @@ def timeshift_redirect(
     stream = entry.stream
     session = access.start_screen(viewer, path.password, call.address, call.now)
     if stream.has_timeshift and stream.timeshift_url:
-        found = guide.programmes(
-            viewer.territory_id, viewer.contractor_id, [entry.channel.id], start, start + timedelta(minutes=1)
-        )
+        found = guide.programmes(zone_choice(viewer), [entry.channel.id], start, start + timedelta(minutes=1))
         starting = [p for p in found.get(entry.channel.id, []) if start <= p.start < start + timedelta(minutes=1)]
         if starting:
             return filled(stream.timeshift_url, program_id=str(starting[0].id))

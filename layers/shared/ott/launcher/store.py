@@ -60,28 +60,12 @@ from ott.launcher.records import (
 from ott.launcher.selection import nearest_from
 from ott.observability import logger
 from ott.registry.location import RegistryPointer, RegistryStore, pinned_registry_store
-from ott.storage import (
-    CONDITION_FAILED,
-    CONFLICT,
-    MAX_ITEM_BYTES,
-    Condition,
-    ConditionFailed,
-    Database,
-    DeleteItem,
-    Item,
-    Key,
-    Path,
-    PutItem,
-    Table,
-    TransactionCancelled,
-    Update,
-    UpdateItem,
-    attr,
-    concurrent_changes,
-    if_not_exists,
-)
 from ott.storage.cache import hot_items
+from ott.storage.database import Database, DeleteItem, Key, PutItem, Table, UpdateItem
 from ott.storage.dynamo import dynamo_database
+from ott.storage.errors import CONDITION_FAILED, CONFLICT, ConditionFailed, TransactionCancelled, concurrent_changes
+from ott.storage.expressions import Condition, Path, Update, attr, if_not_exists
+from ott.storage.values import MAX_ITEM_BYTES, Item
 
 BLOCK_KEY: Key = {"pk": "BLOCK", "sk": "current"}
 COUNTER_PREFIX = "CLICKS#"  # CLICKS#<poster id>: a counter that counts, its own partition

@@ -23,7 +23,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel, Field
 
@@ -51,22 +51,13 @@ from ott.registry.layout import (
 from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
 from ott.registry.staff import LoadStatus, RegistryLoad
-from ott.storage import (
-    ConditionFailed,
-    Database,
-    DeleteItem,
-    Item,
-    Key,
-    PutItem,
-    Table,
-    Update,
-    UpdateItem,
-    attr,
-)
 from ott.storage import versioned as loads
 from ott.storage.cache import hot_items
-from ott.storage.database import BATCH_WRITE_LIMIT
+from ott.storage.database import BATCH_WRITE_LIMIT, Database, DeleteItem, Key, PutItem, Table, UpdateItem
 from ott.storage.dynamo import dynamo_database
+from ott.storage.errors import ConditionFailed
+from ott.storage.expressions import Update, attr
+from ott.storage.values import Item
 from ott.storage.versioned import Lease, chunk_of, publish_spacing, seen, spacing_left
 from ott.uploads import S3UploadBucket, upload_bucket
 
@@ -80,6 +71,16 @@ class Selection:
     prefixes: list[PrefixNode] = field(default_factory=list)
     areas: dict[int, Area] = field(default_factory=dict)
     hubs: dict[str, HubEntry] = field(default_factory=dict)
+
+
+class SelectionKeys(TypedDict, total=False):
+    """What `select` reads, by kind; a kind left out is not read."""
+
+    contractor_ids: Iterable[int]
+    territory_ids: Iterable[int]
+    prefix_keys: Iterable[str]
+    area_ids: Iterable[int]
+    hub_names: Iterable[str]
 
 
 @dataclass(frozen=True)
@@ -109,14 +110,7 @@ class KnownInfoReport:
 
 class RegistryStore(Protocol):
     def index(self) -> CatalogIndex: ...
-    def select(
-        self,
-        contractor_ids: Iterable[int] = (),
-        territory_ids: Iterable[int] = (),
-        prefix_keys: Iterable[str] = (),
-        area_ids: Iterable[int] = (),
-        hub_names: Iterable[str] = (),
-    ) -> Selection: ...
+    def select(self, **wanted: Unpack[SelectionKeys]) -> Selection: ...
     def listing(self, listing: Listing, owner: int | str, stop: int) -> Members: ...
     def names(self, folded_prefix: str, stop: int) -> list[NameMatch]: ...
     def contractors(self) -> list[ContractorEntry]: ...
@@ -283,19 +277,12 @@ class DynamoRegistryStore:
             self.index()
         return self._generation or Generation(0)
 
-    def select(
-        self,
-        contractor_ids: Iterable[int] = (),
-        territory_ids: Iterable[int] = (),
-        prefix_keys: Iterable[str] = (),
-        area_ids: Iterable[int] = (),
-        hub_names: Iterable[str] = (),
-    ) -> Selection:
-        keys: list[ItemKey] = [(Kind.CONTRACTOR, id_key(i)) for i in set(contractor_ids)]
-        keys += [(Kind.TERRITORY, id_key(i)) for i in set(territory_ids)]
-        keys += [(Kind.PREFIX, key) for key in set(prefix_keys)]
-        keys += [(Kind.AREA, id_key(i)) for i in set(area_ids)]
-        keys += [(Kind.HUB, name) for name in set(hub_names)]
+    def select(self, **wanted: Unpack[SelectionKeys]) -> Selection:
+        keys: list[ItemKey] = [(Kind.CONTRACTOR, id_key(i)) for i in set(wanted.get("contractor_ids", ()))]
+        keys += [(Kind.TERRITORY, id_key(i)) for i in set(wanted.get("territory_ids", ()))]
+        keys += [(Kind.PREFIX, key) for key in set(wanted.get("prefix_keys", ()))]
+        keys += [(Kind.AREA, id_key(i)) for i in set(wanted.get("area_ids", ()))]
+        keys += [(Kind.HUB, name) for name in set(wanted.get("hub_names", ()))]
         selection = Selection()
         for item in self._entries(keys):
             doc = self._seen().content(item)

@@ -44,23 +44,22 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from ott.config import EnvSettings, load_settings
-from ott.storage import (
-    Condition,
-    ConditionFailed,
+from ott.storage.cache import hot_items
+from ott.storage.database import (
+    BATCH_GET_LIMIT,
+    BATCH_WRITE_LIMIT,
+    TRANSACTION_LIMIT,
     Database,
     DeleteItem,
-    Item,
     Key,
     PutItem,
     Table,
-    TransactionCancelled,
-    Update,
     UpdateItem,
-    attr,
 )
-from ott.storage.cache import hot_items
-from ott.storage.database import BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT
 from ott.storage.dynamo import dynamo_database
+from ott.storage.errors import ConditionFailed, TransactionCancelled
+from ott.storage.expressions import Condition, Update, attr
+from ott.storage.values import Item
 from ott.storage.versioned import (
     KEPT,
     WRITTEN,

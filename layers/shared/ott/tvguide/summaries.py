@@ -21,6 +21,7 @@ __all__ = [
     "GuideSummaries",
     "GuideSummary",
     "SummaryImage",
+    "ZoneChoice",
     "guide_schedules",
     "guide_summaries",
 ]
@@ -109,21 +110,21 @@ class GuideProgramme:
     description: str | None
 
 
+@dataclass(frozen=True)
+class ZoneChoice:
+    """What chooses a subscriber's programme zone, as the zone's XMLTV export with t and c does: the territory and
+    contractor the subscriber belongs to (None: not known)."""
+
+    territory_id: int | None
+    contractor_id: int | None
+
+
 class GuideSchedules(Protocol):
     def programmes(
-        self,
-        territory_id: int | None,
-        contractor_id: int | None,
-        channel_ids: Collection[int],
-        start: datetime,
-        stop: datetime,
+        self, choice: ZoneChoice, channel_ids: Collection[int], start: datetime, stop: datetime
     ) -> Mapping[int, list[GuideProgramme]]:
-        """The programmes of each channel in the programme zone of that territory and contractor (as the zone's
-        XMLTV export with t and c chooses it) that end after `start` and begin before `stop`, in time order."""
-        ...
-
-    def zone_offset(self, territory_id: int | None, contractor_id: int | None, now: datetime) -> timedelta:
-        """The UTC offset of that zone's time at `now` (0 when no zone is found)."""
+        """The programmes of each channel in the programme zone `choice` chooses that end after `start` and begin
+        before `stop`, in time order."""
         ...
 
 
@@ -135,26 +136,21 @@ class StoreSchedules:
         self._store = store
         self._registry = registry
 
-    def _zone(self, territory_id: int | None, contractor_id: int | None, now: datetime):
+    def _zone(self, choice: ZoneChoice, now: datetime):
         from ott.callers import Device
         from ott.tvguide.params import ZoneParams
         from ott.tvguide.service import Request
 
-        params = ZoneParams.model_validate({"t": territory_id, "c": contractor_id})
+        params = ZoneParams.model_validate({"t": choice.territory_id, "c": choice.contractor_id})
         request = Request(self._store, self._registry, params, Device("0.0.0.0"), now)  # noqa: S104 - no address
         return request.zone(self._store.configuration()[0])
 
     def programmes(
-        self,
-        territory_id: int | None,
-        contractor_id: int | None,
-        channel_ids: Collection[int],
-        start: datetime,
-        stop: datetime,
+        self, choice: ZoneChoice, channel_ids: Collection[int], start: datetime, stop: datetime
     ) -> Mapping[int, list[GuideProgramme]]:
         from ott.tvguide.zones import local_date
 
-        zone = self._zone(territory_id, contractor_id, start)
+        zone = self._zone(choice, start)
         if zone is None or not channel_ids:
             return {}
         first, last = local_date(start - timedelta(days=1), zone.tz), local_date(stop, zone.tz)
@@ -179,10 +175,6 @@ class StoreSchedules:
                     )
                 )
         return {channel: sorted(listed, key=lambda p: p.start) for channel, listed in found.items()}
-
-    def zone_offset(self, territory_id: int | None, contractor_id: int | None, now: datetime) -> timedelta:
-        zone = self._zone(territory_id, contractor_id, now)
-        return (now.astimezone(zone.tz).utcoffset() or timedelta()) if zone is not None else timedelta()
 
 
 def guide_schedules() -> GuideSchedules:
