@@ -16,6 +16,7 @@ DATE_HEADER = {"Date": {"description": "server time, RFC 1123", "schema": {"type
 LOCATION_HEADER = {"Location": {"description": "where the browser goes next", "schema": {"type": "string"}}}
 CACHE_HEADERS = {
     "ETag": {"description": "strong validator of this representation", "schema": {"type": "string"}},
+    "Last-Modified": {"description": "when its data last changed, where that is known", "schema": {"type": "string"}},
     "Cache-Control": {"description": "how long caches may keep it", "schema": {"type": "string"}},
 }
 FORM = "application/x-www-form-urlencoded"
@@ -105,8 +106,10 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
     parameters = [*query_parameters(doc.params), *path_parameters(route.path)]
     if doc.cache is not None:
         responses[str(doc.success_status)]["headers"] = {**DATE_HEADER, **CACHE_HEADERS}  # cache: only on replies
-        responses["304"] = {"description": "the client's copy (If-None-Match) is current", "headers": CACHE_HEADERS}
-        parameters.append({"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}})
+        current = "the client's copy (If-None-Match, or If-Modified-Since) is current"
+        responses["304"] = {"description": current, "headers": CACHE_HEADERS}
+        for name in ("If-None-Match", "If-Modified-Since"):
+            parameters.append({"name": name, "in": "header", "required": False, "schema": {"type": "string"}})
     op: dict[str, Any] = {
         "operationId": f"{route.function}{method.capitalize()}{fmt.capitalize()}{by_path_parameters(route.path)}",
         "summary": doc.summary,

@@ -64,11 +64,13 @@ def test_the_demo_configuration_is_served_whole_with_a_strong_etag(aws):
     assert served["settings"][0]["access_denied_channels_display_control"]["type"] == "INCLUDE"
 
 
-def test_if_none_match_gets_304_until_a_new_version_is_loaded(aws, tmp_path):
+def test_if_none_match_or_if_modified_since_gets_304_until_a_new_version_is_loaded(aws, tmp_path):
     load(DEMO_CHANNELS)
-    etag = invoke("channels/list")["headers"]["ETag"]
+    first = invoke("channels/list")
+    etag, date = first["headers"]["ETag"], first["headers"]["Last-Modified"]  # when the version became current
     unchanged = invoke("channels/list", headers={"If-None-Match": etag})
     assert (unchanged["statusCode"], unchanged["body"], unchanged["headers"]["ETag"]) == (304, "", etag)
+    assert invoke("channels/list", headers={"If-Modified-Since": date})["statusCode"] == 304
     document = demo_document()
     document["title"] = "Новое название"
     load(write(tmp_path, "renamed.yaml", document))
@@ -76,6 +78,7 @@ def test_if_none_match_gets_304_until_a_new_version_is_loaded(aws, tmp_path):
     assert changed["statusCode"] == 200
     assert changed["headers"]["ETag"] != etag
     assert json.loads(changed["body"])["title"] == "Новое название"
+    assert invoke("channels/list", headers={"If-Modified-Since": date})["statusCode"] == 200
 
 
 def test_before_any_load_the_reply_is_404_and_there_is_nothing_to_roll_back(aws, capsys):
@@ -257,7 +260,7 @@ def test_concurrent_loads_leave_one_whole_configuration_and_readers_never_see_a_
         while not stop.is_set():
             channel_storage.forget_read_replies()
             try:
-                seen.append(served_configuration(store))
+                seen.append(served_configuration(store).text)
             except Exception as error:  # any failure is what the test reports
                 seen.append(repr(error))
 

@@ -2,7 +2,7 @@
 rollback to any kept one, and a load never undoes a change it did not see."""
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -64,7 +64,7 @@ class InMemoryChannelStore(DynamoChannelStore):
 
 
 def served_title(store: InMemoryChannelStore) -> str:
-    return json.loads(served_configuration(store))["title"]
+    return json.loads(served_configuration(store).text)["title"]
 
 
 def test_nothing_loaded_is_not_found():
@@ -75,7 +75,7 @@ def test_nothing_loaded_is_not_found():
 def test_a_load_is_served_with_every_field_and_enums_by_name():
     store = InMemoryChannelStore()
     info = publish(store, configuration("first"), "channels.yaml", ENGINEER, NOW)
-    reply = json.loads(served_configuration(store))
+    reply = json.loads(served_configuration(store).text)
     assert reply == {
         "title": "first",
         "channels": [
@@ -236,11 +236,30 @@ def test_a_kept_version_is_read_back_as_the_configuration_it_stores():
 
 
 def test_the_reply_is_private_and_revalidated_on_every_poll():
-    """GET /channels's whole reply: the stored body as it is, with the edge's headers."""
+    """GET /channels's whole reply: the stored body as it is, with the edge's headers, dated by the load."""
     from ott.channels.edge import channel_list_reply
 
     store = InMemoryChannelStore()
     publish(store, configuration("polled"), "f.yaml", ENGINEER, NOW)
     reply = channel_list_reply(served_configuration(store))
-    assert reply.body == served_configuration(store)
-    assert reply.headers == {"Content-Type": "application/json; charset=UTF-8", "Cache-Control": "private, no-cache"}
+    assert reply.body == served_configuration(store).text
+    assert reply.headers == {
+        "Content-Type": "application/json; charset=UTF-8",
+        "Cache-Control": "private, no-cache",
+        "Last-Modified": "Mon, 23 Nov 2026 10:00:00 GMT",
+    }
+
+
+def test_the_configuration_is_dated_by_each_change_of_the_current_version_and_never_goes_back():
+    """Issue 29: Last-Modified is the time the served version became current (a rollback is a change too), and it
+    only moves forward: a second past the previous one for two changes in one second or a clock that is behind."""
+    store = InMemoryChannelStore()
+    publish(store, configuration("one"), "f.yaml", ENGINEER, NOW)
+    assert served_configuration(store).changed_at == NOW
+    later = NOW + timedelta(hours=2)
+    publish(store, configuration("two"), "f.yaml", ENGINEER, later)
+    assert served_configuration(store).changed_at == later
+    rollback(store, ENGINEER, 1, later)  # the same second
+    assert (served_title(store), served_configuration(store).changed_at) == ("one", later + timedelta(seconds=1))
+    publish(store, configuration("three"), "f.yaml", ENGINEER, NOW)  # an operator's clock two hours behind
+    assert served_configuration(store).changed_at == later + timedelta(seconds=2)

@@ -43,3 +43,9 @@ def test_the_function_reads_its_table_and_nothing_else():
             "Resource": {"Fn::GetAtt": ["ChannelsTable", "Arn"]},
         }
     ]
+
+
+def test_the_api_gzips_playlists_for_players_that_accept_it():
+    """Issue 29: API Gateway compresses a reply from MinimumCompressionSize bytes when the request's Accept-Encoding
+    allows: a playlist's every channel is two lines of well over a hundred bytes."""
+    assert properties("PlatformApi")["MinimumCompressionSize"] == 1024

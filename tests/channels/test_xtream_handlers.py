@@ -20,6 +20,8 @@ from ott.aws import client
 from ott.channels import store as channel_storage
 from ott.config import reset_settings
 from ott.storage.cache import hot_items
+from tests.channels.test_handlers import demo_document, load, write
+from tests.channels.test_playlist_handlers import second_before
 from tests.fixtures.moto import invoke
 
 pytestmark = pytest.mark.demo_data("channels", "tvguide")
@@ -171,6 +173,42 @@ def test_get_php_writes_the_playlist_with_xtream_addresses_by_get_and_by_post(de
     assert ipytv.loads(posted["body"]).get_channel(0).url.endswith("/101.ts")
     wrong = invoke("channels/xtream_playlist", query={**LOGIN, "password": "wrong"})
     assert wrong["statusCode"] == 401 and USERNAME not in wrong["body"]
+
+
+def test_get_php_is_revalidated_by_etag_or_date_until_a_new_load(demo, tmp_path):
+    """Issue 29: get.php names no session, so the same login, player and configuration give the same bytes; a load
+    changes them, its ETag and its date."""
+    query = {**LOGIN, "type": "m3u_plus", "output": "m3u8"}
+    first = invoke("channels/xtream_playlist", query=query)
+    etag, date = first["headers"]["ETag"], first["headers"]["Last-Modified"]
+    assert first["headers"]["Vary"] == "User-Agent"  # it chooses the streams
+    same = invoke("channels/xtream_playlist", query=query, headers={"If-Modified-Since": date})
+    assert (same["statusCode"], same["body"], same["headers"]["ETag"]) == (304, "", etag)
+    older = invoke("channels/xtream_playlist", query=query, headers={"If-Modified-Since": second_before(date)})
+    assert older["statusCode"] == 200 and older["body"] == first["body"]
+    document = demo_document()
+    document["channels"][0]["title"] = "Первый канал HD"
+    assert load(write(tmp_path, "renamed.yaml", document)) == 0
+    hot_items.forget()  # HOT_ITEM_SECONDS later
+    changed = invoke("channels/xtream_playlist", query=query, headers={"If-None-Match": etag})
+    assert changed["statusCode"] == 200 and changed["headers"]["ETag"] != etag
+    assert "Первый канал HD" in changed["body"]
+    assert invoke("channels/xtream_playlist", query=query, headers={"If-Modified-Since": date})["statusCode"] == 200
+
+
+def test_another_player_or_login_never_gets_this_one_s_playlist(demo):
+    """Issue 29: one login's and player's validators open nothing of another's."""
+    query = {**LOGIN, "type": "m3u_plus"}
+    mine = invoke("channels/xtream_playlist", query=query)
+    validators = {"If-None-Match": mine["headers"]["ETag"]}
+    other_box = invoke("channels/xtream_playlist", query=query, headers={**validators, "User-Agent": "OldBox/1.4"})
+    assert other_box["statusCode"] == 200 and other_box["body"] != mine["body"]
+    form = {"grant_type": "vendor:anonymous", "client_id": "demo-tv", "client_secret": "demo-tv-secret"}
+    token = json.loads(invoke("auth/token", body=urlencode(form))["body"])["access_token"]
+    made = json.loads(invoke("auth/xtream_login", principal=principal_of(token))["body"])
+    theirs_query = {"username": made["username"], "password": made["password"], "type": "m3u_plus"}
+    theirs = invoke("channels/xtream_playlist", query=theirs_query, headers=validators)
+    assert theirs["statusCode"] == 200 and PASSWORD not in theirs["body"] and made["password"] in theirs["body"]
 
 
 def test_xmltv_php_redirects_to_the_guide_of_the_subscriber_s_zone(demo):

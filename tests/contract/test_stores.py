@@ -12,6 +12,7 @@ from ott.auth.records import Account, Client, Pin
 from ott.callers import MachineClient, Operator
 from ott.channels.store import CorruptVersion, VersionInfo, digest, forget_read_replies
 from ott.channels.store import Current as ChannelPointer
+from ott.clock import epoch_seconds
 from ott.launcher.clicks import HASHES_PER_POSTER, Click, Counted, hash_key, hour_of
 from ott.launcher.records import Current, Snapshot
 from ott.launcher.store import counter_key, poster_key
@@ -273,7 +274,8 @@ def test_the_pointer_moves_only_from_the_revision_seen_and_never_to_a_deleted_ve
     store.delete_version(2)
     with pytest.raises(ConcurrentChange):  # pruned since it was listed
         store.make_current(two, seen, LOADED)
-    assert store.versions() == [one] and store.current() == ChannelPointer(1, digest("one"), 1, 1)
+    loaded_at = epoch_seconds(LOADED.at)  # when it became current: what Last-Modified says
+    assert store.versions() == [one] and store.current() == ChannelPointer(1, digest("one"), 1, 1, loaded_at)
     with pytest.raises(CorruptVersion):
         store.reply_of(two)
 

@@ -7,10 +7,12 @@ import io
 import itertools
 import json
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
+import requests
 import xmltv_alt
 from lxml import etree
 
@@ -236,6 +238,29 @@ def test_xmltv_export_validates_against_the_dtd(demo):
     # The demo guide's eleven days, not only the seven the API builds by default.
     days = {programme.get("start")[:8] for programme in document.findall("programme")}
     assert len(days) == 11
+
+
+def test_a_player_revalidates_the_zone_s_export_at_s3_and_reads_its_channels_before_its_programmes(demo):
+    """Issue 29: the whole guide (xmltv.xml, and Xtream's xmltv.php, which redirects to it) is S3's object, gzip,
+    channels first; S3 gives its ETag and Last-Modified and answers 304 to either. The redirect carries no validator,
+    so the API never answers it 304: a player's conditional request always reaches S3."""
+    assert export_function("Asia/Yekaterinburg") == {"batchItemFailures": []}
+    query = {"label_timezone_name": "Asia/Yekaterinburg"}
+    reply = invoke("tvguide/xmltv", query=query)
+    assert reply["statusCode"] == 302 and not {"ETag", "Last-Modified"} & reply["headers"].keys()
+    fetched = requests.get(reply["headers"]["Location"], headers={"Accept-Encoding": "gzip"}, timeout=10)
+    assert fetched.status_code == 200 and fetched.headers["Content-Encoding"] == "gzip"
+    etag, date = fetched.headers["ETag"], fetched.headers["Last-Modified"]
+    tags = [element.tag for element in etree.fromstring(fetched.content)]  # inflated, as players do
+    assert tags[0] == "channel" and tags[-1] == "programme" and tags == sorted(tags)  # channels, then programmes
+    again = invoke("tvguide/xmltv", query=query, headers={"If-None-Match": etag, "If-Modified-Since": date})
+    assert again["statusCode"] == 302
+    for validator in ({"If-None-Match": etag}, {"If-Modified-Since": date}):
+        # Not read: moto's 304 carries the text "Not Modified", which S3's does not and urllib3 refuses.
+        with requests.get(again["headers"]["Location"], headers=validator, timeout=10, stream=True) as revalidated:
+            assert (revalidated.status_code, revalidated.headers["ETag"]) == (304, etag)
+    earlier = format_datetime(parsedate_to_datetime(date) - timedelta(seconds=1), usegmt=True)
+    assert requests.get(again["headers"]["Location"], headers={"If-Modified-Since": earlier}, timeout=10).ok
 
 
 def test_xmltv_of_a_zone_not_exported_yet_is_a_clear_404(demo):

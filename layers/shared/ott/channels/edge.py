@@ -1,5 +1,6 @@
 """The channel configuration's HTTP edge: `GET /channels` answers the stored reply as it is, with the headers
-of a polled private reply; `GET /channels/playlist.m3u` a subscriber's playlist, never cached."""
+of a polled private reply; `GET /channels/playlist.m3u` and `get.php` a subscriber's playlist, which the player
+revalidates (ETag, Last-Modified, 304)."""
 
 import json
 from datetime import UTC, datetime
@@ -7,11 +8,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from ott.http.caching import CachePolicy
+from ott.http.caching import CachePolicy, last_modified
 from ott.http.reply import CONTENT_TYPES
 from ott.http.request import ApiRequest, Reply
 
 if TYPE_CHECKING:
+    from ott.channels.service import DatedText
     from ott.channels.xtream import XtreamCall
 
 M = TypeVar("M", bound=BaseModel)
@@ -22,22 +24,27 @@ POLLED = CachePolicy(max_age=0)
 HEADERS = {"Content-Type": CONTENT_TYPES["json"], "Cache-Control": "private, no-cache"}
 
 
-# RFC 8216's type, which players and browsers know; never cached: the stream URLs carry the viewer's session.
-PLAYLIST_HEADERS = {"Content-Type": "audio/x-mpegurl; charset=UTF-8", "Cache-Control": "private, no-store"}
+def channel_list_reply(served: "DatedText") -> Reply:
+    """`GET /channels`: the current configuration's reply (ChannelList as JSON), as it was stored at load, dated by
+    when it became current."""
+    return Reply(served.text, headers={**HEADERS, **last_modified(served.changed_at)})
 
 
-def playlist_reply(text: str) -> Reply:
-    """`GET /channels/playlist.m3u`: the subscriber's playlist."""
-    return Reply(text, headers=PLAYLIST_HEADERS)
+# Players reload a playlist every few hours: the same link (or login), player and configuration give the same
+# bytes, so they revalidate it (ETag, Last-Modified, 304). Private, as the link's stream session or the login is in
+# it: a player may keep it as it keeps the link itself, no shared cache may. By User-Agent, as it chooses streams.
+REVALIDATED = CachePolicy(max_age=0, vary=("User-Agent",))
+# RFC 8216's type, which players and browsers know.
+PLAYLIST_HEADERS = {"Content-Type": "audio/x-mpegurl; charset=UTF-8", "Cache-Control": "private, no-cache"}
 
 
-def channel_list_reply(served: str) -> Reply:
-    """`GET /channels`: the current configuration's reply (ChannelList as JSON), as it was stored at load."""
-    return Reply(served, headers=HEADERS)
+def playlist_reply(playlist: "DatedText") -> Reply:
+    """`GET /channels/playlist.m3u` and `get.php`: the subscriber's playlist, dated by what it is made of."""
+    return Reply(playlist.text, headers={**PLAYLIST_HEADERS, **last_modified(playlist.changed_at)})
 
 
-# ---- the Xtream Codes front door (issue 29): JSON and playlists that carry the login, so never kept by a cache;
-# redirects to streams whose URLs carry a screen's session.
+# ---- the Xtream Codes front door (issue 29): JSON that carries the login, so never kept by a cache (get.php's
+# playlist is playlist_reply's); redirects to streams whose URLs carry a screen's session.
 XTREAM_JSON_HEADERS = {"Content-Type": "application/json; charset=UTF-8", "Cache-Control": "private, no-store"}
 
 
@@ -67,16 +74,6 @@ def xtream_path(request: ApiRequest, model: type[M]) -> M:
 
 def xtream_json_reply(body: Any) -> Reply:
     return Reply(json.dumps(body, ensure_ascii=False, separators=(",", ":")), headers=XTREAM_JSON_HEADERS)
-
-
-# get.php's playlist names no session (its streams go through /live/): the same login and configuration give the
-# same bytes, so players that reload it every few hours revalidate (ETag, 304); private, as the login is in it.
-REVALIDATED = CachePolicy(max_age=0)
-XTREAM_PLAYLIST_HEADERS = {"Content-Type": "audio/x-mpegurl; charset=UTF-8", "Cache-Control": "private, no-cache"}
-
-
-def xtream_playlist_reply(text: str) -> Reply:
-    return Reply(text, headers=XTREAM_PLAYLIST_HEADERS)
 
 
 def redirect_reply(url: str) -> Reply:

@@ -14,7 +14,7 @@ from ott.auth.playlist_access import PlaylistLinks
 from ott.channels.macros import PERCENT
 from ott.channels.models import Channel, ChannelList, ChannelStatus, StreamSource, StreamSourceType, UserAgentRegexps
 from ott.channels.models import UserAgentRuleType as Rule
-from ott.channels.service import served_configuration
+from ott.channels.service import DatedText, served_configuration
 from ott.channels.store import ChannelStore
 from ott.errors import NotFound
 
@@ -41,16 +41,21 @@ class Viewer:
 
 def subscriber_playlist(
     store: ChannelStore, links: PlaylistLinks, link: str, user_agent: str, base_url: str, now: datetime
-) -> str:
-    """The playlist a link opens: whose it is (auth), the current configuration, the viewer's zone's guide."""
+) -> DatedText:
+    """The playlist a link opens: whose it is (auth), the current configuration, the viewer's zone's guide. The
+    same link, player and configuration give the same bytes (the link's home and stream session are fixed), so it
+    is dated by the configuration's change; a staff link's is not: its TESTING channels go when the account loses
+    the channels scope, a change whose time nothing keeps (its ETag still revalidates it)."""
     owner = links.viewer(link, now)
     if owner is None:
         raise UnknownLink("no playlist at this address: make a new link from your account")
     zone = {"t": owner.territory_id, "c": owner.contractor_id}
     guide_url = f"{base_url}{GUIDE_EXPORT}?{urlencode({k: v for k, v in zone.items() if v is not None})}"
     viewer = Viewer(owner.territory_id, owner.staff, user_agent)
-    channel_list = ChannelList.model_validate_json(served_configuration(store))
-    return playlist(channel_list, viewer, guide_url.rstrip("?"), owner.session_id, CATCHUP_DAYS)
+    served = served_configuration(store)
+    channel_list = ChannelList.model_validate_json(served.text)
+    text = playlist(channel_list, viewer, guide_url.rstrip("?"), owner.session_id, CATCHUP_DAYS)
+    return DatedText(text, None if owner.staff else served.changed_at)
 
 
 def playlist(channel_list: ChannelList, viewer: Viewer, guide_url: str, session_id: str, catchup_days: int) -> str:

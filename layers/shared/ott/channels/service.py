@@ -3,6 +3,7 @@ version can be made current again, and `GET /channels` answers with the current 
 do (the console's routes and `ops.channels.load` alike): load, roll back, list the versions, compare two."""
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -55,16 +56,25 @@ class VersionConflict(VersionError, Conflict):
     status = Conflict.status
 
 
-def served_configuration(store: ChannelStore, hot: bool = False) -> str:
-    """The current configuration's reply (ChannelList as JSON), exactly as it was stored at load; `hot`: its pointer
-    from the process's hot items."""
+@dataclass(frozen=True)
+class DatedText:
+    """A reply's text and when what it is made of last changed (None: not known), which its Last-Modified says."""
+
+    text: str
+    changed_at: datetime | None
+
+
+def served_configuration(store: ChannelStore, hot: bool = False) -> DatedText:
+    """The current configuration's reply (ChannelList as JSON), exactly as it was stored at load, and when it became
+    current; `hot`: its pointer from the process's hot items."""
     try:
         served = store.served_hot() if hot else store.served()
     except CorruptVersion as error:
         raise ConfigurationUnavailable(f"the channel configuration cannot be read now ({error})") from None
     if served is None:
         raise NoConfiguration("no channel configuration has been loaded")
-    return served[1]
+    current, reply = served
+    return DatedText(reply, datetime.fromtimestamp(current.since, UTC) if current.since else None)
 
 
 def reply_text(channel_list: ChannelList) -> str:

@@ -4,7 +4,7 @@ Every load is a new version, written in full before it is made current; the curr
 pointer item that changes in one conditional write, so a reader sees the old configuration or the new one,
 never a part of either. Items (`pk` / `sk`):
 
-    CURRENT / CURRENT            the version served: number, sha256, chunk count, revision (+1 per change)
+    CURRENT / CURRENT            the version served: number, sha256, chunk count, revision (+1 per change), since
     COUNTER / VERSION            the last version number handed out (atomic ADD)
     VERSION / 0000000042         a version's manifest (when, from which file, how many channels, sha256)
     CHUNK#0000000042 / 0000      a slice of the version's reply, zlib-compressed (DynamoDB items are <= 400 KB)
@@ -21,6 +21,7 @@ from typing import Protocol
 from pydantic import Field
 
 from ott.audit import AuditEntry, AuditLog, recorded
+from ott.clock import epoch_seconds
 from ott.config import EnvSettings, KeyIds, load_settings
 from ott.recordstore import ConcurrentChange
 from ott.storage import CheckItem, Database, DeleteItem, Item, Key, PutItem, Table, TransactionCancelled, attr
@@ -53,12 +54,15 @@ class VersionInfo:
 
 @dataclass(frozen=True)
 class Current:
-    """Which version is served; `revision` counts every change of the pointer (loads and rollbacks)."""
+    """Which version is served; `revision` counts every change of the pointer (loads and rollbacks), `since` (epoch
+    seconds) is when it last changed: what the replies made of the configuration give as Last-Modified (0: a
+    pointer written before it was kept)."""
 
     version: int
     sha256: str
     revision: int
     chunks: int = 1
+    since: int = 0
 
 
 class ChannelStore(Protocol):
@@ -150,7 +154,9 @@ class DynamoChannelStore:
     def make_current(self, target: VersionInfo, seen: Current | None, audited: AuditEntry) -> None:
         """Point at `target` if the pointer is still `seen` (None: there was none) and `target` is still kept,
         in one transaction with the audit entry: a prune deleting the version meanwhile cannot leave the pointer
-        on it (it deletes the manifest first). Else ConcurrentChange."""
+        on it (it deletes the manifest first). Else ConcurrentChange. `since` is the entry's time, yet always a
+        second past the pointer's previous one: Last-Modified only moves forward, even for two changes in one
+        second or from an operator's machine whose clock is behind."""
         try:
             chunks = self._chunk_count(target.version)
         except CorruptVersion:  # pruned since the caller listed it
@@ -161,6 +167,7 @@ class DynamoChannelStore:
             "sha256": target.sha256,
             "chunks": chunks,
             "revision": (seen.revision if seen else 0) + 1,
+            "since": max(epoch_seconds(audited.at), seen.since + 1 if seen else 0),
         }
         unchanged = attr("pk").not_exists() if seen is None else attr("revision").eq(seen.revision)
         kept = CheckItem(self._table, manifest_key(target.version), attr("pk").exists())
@@ -220,7 +227,13 @@ class DynamoChannelStore:
 def current_of(item: Item | None) -> Current | None:
     if item is None:
         return None
-    return Current(version=item["version"], sha256=item["sha256"], revision=item["revision"], chunks=item["chunks"])
+    return Current(
+        version=item["version"],
+        sha256=item["sha256"],
+        revision=item["revision"],
+        chunks=item["chunks"],
+        since=item.get("since", 0),
+    )
 
 
 def whole_reply(current: Current, parts: dict[str, bytes]) -> str:

@@ -22,7 +22,7 @@ from ott.channels.models import (
     StreamSourceType,
 )
 from ott.channels.playlist import GUIDE_EXPORT, Viewer, attribute, filled, listed
-from ott.channels.service import served_configuration
+from ott.channels.service import DatedText, served_configuration
 from ott.channels.store import ChannelStore
 from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
 from ott.errors import DomainError, InvalidInput, NotFound
@@ -123,7 +123,7 @@ def signed_in(access: XtreamAccess, username: str, password: str, call: XtreamCa
 
 
 def channel_list_of(store: ChannelStore) -> ChannelList:
-    return ChannelList.model_validate_json(served_configuration(store, hot=True))
+    return ChannelList.model_validate_json(served_configuration(store, hot=True).text)
 
 
 def player_api(
@@ -279,10 +279,11 @@ def encoded(text: str | None) -> str:
 # ---- get.php: the playlist with Xtream addresses
 
 
-def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamParams, call: XtreamCall) -> str:
+def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamParams, call: XtreamCall) -> DatedText:
     """`get.php?type=m3u_plus`: the lineup as the subscriber playlist lists it, each stream at its Xtream address
     (`/live/…`, which redirects to the stream with the screen's session), the guide at xmltv.php; archived channels
-    with IPTV Simple's `xc` catch-up (`/timeshift/…`) and their own depth."""
+    with IPTV Simple's `xc` catch-up (`/timeshift/…`) and their own depth. Dated by the later of the configuration's
+    change and the login's making (a login's home and staff standing are fixed when it is made)."""
     viewer = signed_in(access, params.username, params.password, call)
     if params.type not in ("m3u_plus", "m3u"):
         raise InvalidInput("type: get.php writes m3u_plus (or m3u)")
@@ -290,7 +291,8 @@ def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamPar
     login = {"username": params.username, "password": params.password}
     guide = attribute(f"{call.base_url}/xmltv.php?{urlencode(login)}")
     lines = [f'#EXTM3U url-tvg="{guide}" x-tvg-url="{guide}"']
-    for entry in lineup(channel_list_of(store), viewer, call.user_agent):
+    served = served_configuration(store, hot=True)
+    for entry in lineup(ChannelList.model_validate_json(served.text), viewer, call.user_agent):
         channel, days = entry.channel, archive_days(entry)
         attributes = {
             "tvg-id": channel.alias,
@@ -304,7 +306,8 @@ def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamPar
         written = " ".join(f'{name}="{attribute(value)}"' for name, value in attributes.items() if value is not None)
         lines.append(f"#EXTINF:-1 {written},{channel.title}")
         lines.append(f"{call.base_url}/live/{params.username}/{params.password}/{channel.id}.{extension}")
-    return "\n".join(lines) + "\n"
+    made, changed = datetime.fromtimestamp(viewer.created_at, UTC), served.changed_at
+    return DatedText("\n".join(lines) + "\n", None if changed is None else max(changed, made))
 
 
 # ---- xmltv.php: the guide

@@ -59,7 +59,8 @@ def api_handler(
     text_body: str | None = None,
 ) -> Callable[[Callable[[ApiRequest], Any]], Callable[[dict, Any], dict]]:
     """`error_vocabulary` restates the platform's errors in a protocol's own codes (OAuth endpoints);
-    `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match;
+    `cache` makes 200 replies cacheable: Cache-Control, Vary, a strong ETag and 304 on If-None-Match (or on
+    If-Modified-Since, when the reply carries a Last-Modified: `ott.http.caching.last_modified`);
     `api_keys` gives the API key ids a machine route serves (any other key is 403 `forbidden`); `headers` go
     on every reply, errors too (staff routes: never cached); `max_body` bounds the body (0: MAX_BODY_BYTES;
     an operator's file may be larger than any client's request), which `text_body` names the media type of
@@ -79,7 +80,7 @@ def api_handler(
                 if not isinstance(result, Reply):
                     result = Reply(result, success_status)
                 response = render(result.body, fmt, result.status, result.headers)
-                response = conditional(response, cache, request.headers.get("if-none-match"))
+                response = conditional(response, cache, request.method, request.headers)
             except DomainError as error:
                 if error_vocabulary is not None:
                     error = error_vocabulary(error)
