@@ -5,7 +5,9 @@ CloudFormation intrinsics are resolved the way the local stack names things.
 `python -m local.template` prints the template with its `Fn::ForEach` expanded, as CloudFormation hands it to
 the SAM transform: what `make checkov` scans, since checkov does not expand `Fn::ForEach` itself."""
 
+import hashlib
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -14,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from cfnlint.decode import decode
-from cfnlint.template.transforms._sam_globals import merge_globals  # SAM's Globals rules, as cfn-lint applies them
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
@@ -59,6 +59,8 @@ class Function:
 
 
 def load(path: Path = TEMPLATE) -> dict[str, Any]:
+    from cfnlint.decode import decode  # cfn-lint's import takes half a second: only where a template is read anew
+
     template, problems = decode(str(path))
     if template is None:
         raise ValueError(f"cannot read {path}: {problems}")
@@ -160,15 +162,46 @@ def local_api_key_id(logical_id: str) -> str:
     return ids[0]
 
 
+def sam_resources(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    from cfnlint.template.transforms._sam_globals import merge_globals  # SAM's Globals rules, as cfn-lint applies them
+
+    return dict(merge_globals(expand_language_extensions(document)).get("Resources", {}))
+
+
+# template.yaml read and expanded, kept per content of the template and of this module: every process of the
+# local stack, its `ops --local` commands and the test workers read the same file (cfn-lint's import and the
+# expansion took two thirds of a second each time).
+EXPANDED_CACHE = ROOT / ".aws-sam" / "local-template"
+
+
+def read_template() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    key = hashlib.sha256(TEMPLATE.read_bytes() + Path(__file__).read_bytes()).hexdigest()[:32]
+    cached = EXPANDED_CACHE / f"{key}.json"
+    if cached.exists():
+        kept = json.loads(cached.read_text(encoding="utf-8"))
+        return kept["document"], kept["resources"]
+    document = load()
+    resources = sam_resources(document)
+    EXPANDED_CACHE.mkdir(parents=True, exist_ok=True)
+    written = cached.with_suffix(f".{os.getpid()}.tmp")
+    written.write_text(json.dumps({"document": document, "resources": resources}), encoding="utf-8")
+    written.replace(cached)  # atomic: another process reads the whole file or none
+    for stale in EXPANDED_CACHE.glob("*.json"):  # an earlier template's
+        if stale != cached:
+            stale.unlink(missing_ok=True)
+    return document, resources
+
+
 class Template:
     """`document` is template.yaml as written; `resources` are its resources as SAM sees them: `Fn::ForEach`
     expanded, then each function given the Globals by SAM's rules (the function's own value wins, maps are
     merged, lists joined after the Globals')."""
 
     def __init__(self, document: dict[str, Any] | None = None, parameters: dict[str, str] | None = None) -> None:
-        self.document = document if document is not None else load()
-        expanded = merge_globals(expand_language_extensions(self.document))
-        self.resources: dict[str, dict[str, Any]] = dict(expanded.get("Resources", {}))
+        if document is None:
+            self.document, self.resources = read_template()
+        else:
+            self.document, self.resources = document, sam_resources(document)
         self.parameters = {
             name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()
         }
