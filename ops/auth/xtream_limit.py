@@ -1,14 +1,12 @@
-"""Set an account's limit of concurrent streams (its Xtream logins' screens, issue 29), recorded in the audit trail;
-`--default` gives it the platform's default again (XTREAM_MAX_CONNECTIONS).
+"""Set an account's limit of concurrent streams (its Xtream logins' screens, issue 29), recorded in the audit trail
+in the change's own transaction; `--default` gives it the platform's default again (XTREAM_MAX_CONNECTIONS).
 
 python -m ops.auth.xtream_limit ACCOUNT_ID (--max N | --default) [--operator NAME]
     (--stack STACK | --local | --table NAME --audit-table NAME)
 """
 
-from datetime import UTC, datetime
-
 from ops.command import command, command_parser
-from ops.target import add_operator, add_target, audit_log, database, operator, output
+from ops.target import add_operator, add_target, database, output, staff_change
 from ott.auth.store import auth_records
 from ott.auth.xtream_logins import set_max_connections
 
@@ -25,6 +23,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     store = auth_records(database(args), output(args, "AuthTableName"))
     # A missing account or screens that kept changing: `command` ends with its one line and 2.
-    set_max_connections(store, audit_log(args), operator(args), args.account_id, args.max, datetime.now(UTC))
+    set_max_connections(store, staff_change(args), args.account_id, args.max)
     print(f"account {args.account_id}: {args.max or 'the default number of'} concurrent streams")
     return 0

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ott.audit import AuditLog
+from ott.audit import AuditLog, StaffChange
 from ott.auth.admin import register_client
 from ott.auth.crypto import token_hash
 from ott.auth.introspection import introspect
@@ -17,8 +17,8 @@ from ott.auth.xtream_access import ScreenLimitReached, XtreamAccess, XtreamPolic
 from ott.auth.xtream_logins import list_logins, new_login, revoke_login, set_max_connections
 from ott.auth.xtream_records import XtreamAccount
 from ott.callers import Account, Operator
-from ott.errors import InvalidValue, TooManyRequests
-from ott.recordstore import record_table
+from ott.errors import InvalidValue, NotFound, TooManyRequests
+from ott.recordstore import ConcurrentChange, record_table
 from tests.auth.world import World
 from tests.fixtures.stores import name
 
@@ -175,10 +175,16 @@ def test_revoking_a_login_ends_its_screens(world):
     assert introspected(world, session) == {"active": False}
 
 
-def test_the_operator_sets_an_account_s_limit_recorded_in_the_audit_trail(world):
-    audit = AuditLog(world.database, name("AuditTable"), 30)
+def change(world: World) -> StaffChange:
+    return StaffChange(AuditLog(world.database, name("AuditTable"), 30), Operator("ops"), world.now)
+
+
+def test_the_operator_sets_an_account_s_limit_with_its_audit_entry_in_one_transaction(world):
+    audit = change(world).log
     username, password = login(world)
-    set_max_connections(world.store, audit, Operator("ops"), world.user_id, 3, world.now)
+    world.database.calls.clear()
+    set_max_connections(world.store, change(world), world.user_id, 3)
+    assert world.database.calls == {"BatchGetItem": 1, "TransactWriteItems": 1}
     for last in range(1, 4):
         start(world, username, password, f"198.51.100.{last}")
     assert connections(world, username, password) == (3, 3)
@@ -189,6 +195,24 @@ def test_the_operator_sets_an_account_s_limit_recorded_in_the_audit_trail(world)
         {"max_connections": None},
         {"max_connections": 3},
     )
+
+
+@pytest.mark.parametrize("failure", ["concurrent starts", "lost write", "no account"])
+def test_a_limit_change_that_fails_writes_no_audit_entry(world, failure):
+    """No entry without its change (issue 29): the change and its entry land together or not at all."""
+    audit, account_id = change(world).log, world.user_id
+    if failure == "concurrent starts":
+        world.database.conflict_transactions(3)  # every attempt loses to a start: 409
+        refused: type[Exception] = ConcurrentChange
+    elif failure == "lost write":
+        world.database.crash_next("TransactWriteItems")
+        refused = RuntimeError
+    else:
+        account_id, refused = 404, NotFound
+    with pytest.raises(refused):
+        set_max_connections(world.store, change(world), account_id, 3)
+    assert audit.entries("channels", 10).entries == []
+    assert world.store.get(XtreamAccount, str(world.user_id)) is None  # no limit set either
 
 
 def test_concurrent_starts_never_count_past_the_limit(world):

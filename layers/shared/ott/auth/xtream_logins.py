@@ -7,7 +7,7 @@ import secrets
 import string
 from datetime import datetime
 
-from ott.audit import AuditLog, entry
+from ott.audit import StaffChange
 from ott.auth.crypto import token_hash
 from ott.auth.device import limit
 from ott.auth.models import XtreamLoginEntry, XtreamLoginList, XtreamLoginReply
@@ -16,7 +16,6 @@ from ott.auth.records import Account
 from ott.auth.store import AuthStore
 from ott.auth.xtream_records import XtreamAccount, XtreamLogin
 from ott.callers import Account as Caller
-from ott.callers import Staff
 from ott.clock import epoch_seconds
 from ott.errors import InvalidValue, NotFound
 from ott.recordstore import ConcurrentChange, Delete, changed, created
@@ -117,33 +116,30 @@ def revoke_login(store: AuthStore, caller: Caller, username: str) -> None:
 
 
 def set_max_connections(
-    store: AuthStore, audit: AuditLog, staff: Staff, account_id: int, max_connections: int | None, now: datetime
+    store: AuthStore, change: StaffChange, account_id: int, max_connections: int | None
 ) -> XtreamAccount:
-    """The account's limit of concurrent streams (None: the platform's default), recorded in the audit trail. Screens
-    beyond a lowered limit stay until they end or the next start (kill-oldest) ends the oldest."""
-    require_area(staff, LIMIT_AREA)
+    """The account's limit of concurrent streams (None: the platform's default), for the operator's command and the
+    staff route alike, its audit entry written in the change's own transaction (conditional on the screens' version
+    read: a start meanwhile makes it read again). Screens beyond a lowered limit stay until they end or the next
+    start (kill-oldest) ends the oldest."""
+    require_area(change.staff, LIMIT_AREA)
     for _ in range(3):
         found = store.read([(Account, str(account_id)), (XtreamAccount, str(account_id))])
         if not isinstance(found.get((Account, str(account_id))), Account):
             raise NotFound(f"no account {account_id}")
         stored = found.get((XtreamAccount, str(account_id)))
         xtream = stored if isinstance(stored, XtreamAccount) else XtreamAccount(account_id=account_id)
-        before = xtream.max_connections
+        audited = change.write(
+            LIMIT_AREA,
+            "max_connections",
+            f"account {account_id}",
+            before={"max_connections": xtream.max_connections},
+            after={"max_connections": max_connections},
+        )
         xtream.max_connections = max_connections
         try:
-            store.commit([changed(xtream) if stored else created(xtream)])
+            store.commit([changed(xtream) if stored else created(xtream), audited])
         except ConcurrentChange:
             continue
-        audit.write(
-            entry(
-                LIMIT_AREA,
-                "max_connections",
-                f"account {account_id}",
-                staff,
-                now,
-                before={"max_connections": before},
-                after={"max_connections": max_connections},
-            )
-        )
         return xtream
     raise ConcurrentChange("the account's screens kept changing; try again")
