@@ -10,10 +10,10 @@ from ott.auth.records import Client
 from ott.auth.store import auth_records
 from ott.config import reset_settings
 from ott.launcher.records import Current
-from ott.recordstore import changed, created
+from ott.recordstore import changed, created, pk, record_table
 from ott.registry.catalog import compile_catalog, parse_catalog
 from ott.registry.store import ConcurrentLoad, DynamoRegistryStore, publish_spacing
-from ott.storage.cache import hot_items
+from ott.storage.cache import HotKey, hot_items
 from tests.contract.test_stores import BLOCK_LOADED
 from tests.fixtures.databases import memory_database, table
 from tests.fixtures.stores import launcher_store, loaded_registry, name, registry_store
@@ -109,3 +109,30 @@ def test_a_hot_record_is_read_with_the_others_then_kept_for_the_bound(database, 
     assert database.calls == {}  # both kept, the absent one as absent
     clock.advance(1)
     assert reader.read([(Client, "demo-tv")])[(Client, "demo-tv")].name == "Renamed"
+
+
+def test_stale_hot_items_are_read_along_a_request_s_own_first_read_then_kept_for_the_bound(database, clock):
+    """The Xtream player API reads a login first, then the channel configuration's pointer and the guide's (issue 29):
+    those that are stale come in the login's own call, and are kept as any hot item is."""
+    auth_records(database, name("AuthTable")).commit([created(Client(client_id="demo-tv", name="TV"))])
+    block = HotKey(table("LauncherTable"), {"pk": "BLOCK", "sk": "current"})
+    launcher_store(database).replace_block(Current(compiled(), {}, NOW, 0), BLOCK_LOADED)
+    auth = record_table(name("AuthTable"))
+    own = {auth: [{"pk": pk(Client, "demo-tv")}, {"pk": pk(Client, "gone")}]}
+    database.calls.clear()
+    found = hot_items.read_along(database, own, [block])
+    assert found == {auth.name: [database.get(auth, {"pk": pk(Client, "demo-tv")})]}  # only what was asked
+    database.calls.clear()
+    assert hot_items.read(database, [block[:2]])[0]["v"] == 1
+    assert database.calls == {}  # the block came with the client
+    launcher_store(database).replace_block(Current(compiled(), {}, NOW, 1), BLOCK_LOADED)
+    clock.advance(BOUND - 1)
+    database.calls.clear()
+    hot_items.read_along(database, own, [block])
+    assert hot_items.read(database, [block[:2]])[0]["v"] == 1  # fresh: not read again
+    assert database.calls == {"BatchGetItem": 1}
+    clock.advance(1)
+    database.calls.clear()
+    hot_items.read_along(database, own, [block])
+    assert hot_items.read(database, [block[:2]])[0]["v"] == 2  # stale: read again, in the request's own call
+    assert database.calls == {"BatchGetItem": 1}

@@ -243,6 +243,18 @@ def test_schedule_pages_and_today_is_the_zones(store, registry):
     assert past.telecasts_list == [] and past.items_skipped == 24
 
 
+def test_a_territory_bound_to_a_zone_itself_is_placed_without_reading_the_registry(store, registry, registry_database):
+    """Its own binding comes before any of its ancestors' (spec 4.A): the Xtream player API's short EPG saves a call by
+    it (issue 29). A territory bound only through an ancestor needs its lineage from the registry."""
+    load(store, guide(*hours("ёлка.tv", "20241201", 10, 2)), "Europe/Berlin")
+    now = datetime(2024, 12, 1, 10, 30, tzinfo=UTC)
+    registry_database.calls.clear()
+    bound = schedule(store, registry, params(ScheduleParams, channel=A, t=2), HOME, now).body
+    assert bound.total_count == 2 and registry_database.calls == {}
+    below = schedule(store, registry, params(ScheduleParams, channel=A, t=3), HOME, now).body
+    assert below.total_count == 2 and registry_database.calls  # Москва: Berlin's zone through its parent
+
+
 def test_schedule_of_every_channel_is_chronological(store, registry):
     load(store, guide(*hours("ёлка.tv", "20241201", 1, 3), *hours("b.tv", "20241201", 0, 3)), "World/Anywhere")
     query = params(ScheduleParams, dates="2024-12-01", geo="World/Anywhere")

@@ -2,7 +2,8 @@
 asks auth, published through ott.auth.playlist_access. docs/auth.md, "Xtream logins and screens".
 
 A request carries the username and the password in clear (Xtream's way: in the query or the path). One
-BatchGetItem reads the login and this address's failed attempts of the hour; the password is compared by its hash
+BatchGetItem reads the login and this address's failed attempts of the hour (and the stale hot items the request
+reads next: the channel configuration's pointer, the guide's); the password is compared by its hash
 in constant time. The account's screens are read only by what needs them (the account's info, a stream's start).
 A wrong pair counts one failure for the address (one more call); past the limit, every attempt from there is
 refused, right or wrong, until the hour ends."""
@@ -11,6 +12,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -26,6 +28,7 @@ from ott.errors import DomainError, TooManyRequests
 from ott.netaddr import subscriber_key
 from ott.recordstore import HOUR, ConcurrentChange, Record, RecordStore, changed, created, pk, record_table
 from ott.storage import Database
+from ott.storage.cache import HotKey, hot_items
 
 # Wrong username/password pairs one address may send in an hour before all its attempts are refused.
 FAILURES_PER_ADDRESS_PER_HOUR = 20
@@ -109,14 +112,18 @@ class XtreamAccess:
         self._table = record_table(table)
         self._policy = policy
 
-    def viewer(self, username: str, password: str, address: str, now: datetime) -> XtreamViewer | None:
+    def viewer(
+        self, username: str, password: str, address: str, now: datetime, along: Sequence[HotKey] = ()
+    ) -> XtreamViewer | None:
         """Who the pair opens, or None for a wrong pair (counted against the address). TooManyRequests when the
-        address sent too many wrong pairs this hour: then even a right pair is refused."""
+        address sent too many wrong pairs this hour: then even a right pair is refused. `along`: the hot items the
+        request reads next, those that are stale read in the same call (`ott.storage.cache`)."""
         at = epoch_seconds(now)
         window = at // HOUR
         counter = pk("COUNTER", f"xtream-ip#{subscriber_key(address)}#{window}")
         keys = [{"pk": counter}, {"pk": pk(XtreamLogin, username)}] if username and password else [{"pk": counter}]
-        items = {item["pk"]: item for item in self._database.batch_get({self._table: keys})[self._table.name]}
+        found = hot_items.read_along(self._database, {self._table: keys}, along)[self._table.name]
+        items = {item["pk"]: item for item in found}
         retry_after = (window + 1) * HOUR - at
         if int(items.get(counter, {}).get("n", 0)) >= FAILURES_PER_ADDRESS_PER_HOUR:
             raise TooManyRequests("too many wrong logins from this address; try again later", retry_after)

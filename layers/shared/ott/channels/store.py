@@ -25,7 +25,7 @@ from ott.clock import epoch_seconds
 from ott.config import EnvSettings, KeyIds, load_settings
 from ott.recordstore import ConcurrentChange
 from ott.storage import CheckItem, Database, DeleteItem, Item, Key, PutItem, Table, TransactionCancelled, attr
-from ott.storage.cache import hot_items
+from ott.storage.cache import HotKey, hot_items
 from ott.storage.dynamo import dynamo_database
 
 CURRENT_KEY: Key = {"pk": "CURRENT", "sk": "CURRENT"}
@@ -68,6 +68,7 @@ class Current:
 class ChannelStore(Protocol):
     def served(self) -> tuple[Current, str] | None: ...
     def served_hot(self) -> tuple[Current, str] | None: ...
+    def hot_keys(self) -> list[HotKey]: ...
     def current(self) -> Current | None: ...
     def versions(self) -> list[VersionInfo]: ...
     def next_version(self) -> int: ...
@@ -117,6 +118,10 @@ class DynamoChannelStore:
         (issue 29) reads the configuration on every request of every player, and a load shows within seconds."""
         item = hot_items.read(self._database, [(self._table, CURRENT_KEY)])[0]
         return self._served(current_of(item))
+
+    def hot_keys(self) -> list[HotKey]:
+        """What `served_hot` reads as a hot item: the pointer."""
+        return [HotKey(self._table, CURRENT_KEY)]
 
     def _served(self, current: "Current | None") -> tuple[Current, str] | None:
         if current is None:

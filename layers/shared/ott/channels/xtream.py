@@ -7,7 +7,7 @@ schema have them: numbers as strings where Xtream sends strings, times in UTC (s
 
 import base64
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,6 +26,7 @@ from ott.channels.service import DatedText, served_configuration
 from ott.channels.store import ChannelStore
 from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
 from ott.errors import DomainError, InvalidInput, NotFound
+from ott.storage.cache import HotKey
 from ott.tvguide.summaries import GuideProgramme, GuideSchedules, ZoneChoice
 
 # Channels the configuration puts in no category are listed in this one (Xtream players need a category).
@@ -37,6 +38,8 @@ TIME = "%Y-%m-%d %H:%M:%S"
 # (Xtream servers answer any unknown action so; here another unknown action is a 400 that lists them).
 ACCOUNT_ACTIONS = frozenset({"", "get_account_info", "get_profile", "get_server_info", "get_user_info"})
 EMPTY_ACTIONS = frozenset({"get_vod_categories", "get_vod_streams", "get_series_categories", "get_series"})
+LINEUP_ACTIONS = frozenset({"get_live_categories", "get_live_streams", "get_short_epg", "get_simple_data_table"})
+GUIDE_ACTIONS = frozenset({"get_short_epg", "get_simple_data_table"})
 # The output formats a login may ask for; the stream is the channel's own (HLS) whatever the extension.
 OUTPUT_FORMATS = ["m3u8", "ts"]
 # How far ahead the full EPG of a channel (get_simple_data_table) goes, and back when it has no archive.
@@ -109,14 +112,20 @@ def lineup(channel_list: ChannelList, viewer: XtreamViewer, user_agent: str) -> 
         yield Listed(number, channel, stream, group or OTHER)
 
 
-def viewer_of(access: XtreamAccess, username: str, password: str, call: XtreamCall) -> XtreamViewer | None:
+def viewer_of(
+    access: XtreamAccess, username: str, password: str, call: XtreamCall, along: Sequence[HotKey] = ()
+) -> XtreamViewer | None:
+    """Who the login is; `along`: the hot items the request reads next, read with the login when stale, so that
+    a container whose hot items aged reads them in the login's call rather than one call each."""
     if not username or not password:
         return None
-    return access.viewer(username, password, call.address, call.now)
+    return access.viewer(username, password, call.address, call.now, along)
 
 
-def signed_in(access: XtreamAccess, username: str, password: str, call: XtreamCall) -> XtreamViewer:
-    viewer = viewer_of(access, username, password, call)
+def signed_in(
+    access: XtreamAccess, username: str, password: str, call: XtreamCall, along: Sequence[HotKey] = ()
+) -> XtreamViewer:
+    viewer = viewer_of(access, username, password, call, along)
     if viewer is None:
         raise WrongLogin("wrong username or password")
     return viewer
@@ -131,15 +140,15 @@ def player_api(
 ) -> Any:
     """`player_api.php`: the action's answer as a JSON value; `{"user_info": {"auth": 0}}` for a wrong login, as
     Xtream servers answer it."""
-    viewer = viewer_of(access, params.username, params.password, call)
+    action = params.action
+    viewer = viewer_of(access, params.username, params.password, call, read_next(action, store, guide))
     if viewer is None:
         return {"user_info": {"auth": 0}}
-    action = params.action
     if action in ACCOUNT_ACTIONS:
         return account_info(viewer, params.password, access.connections(viewer, call.now), call)
     if action in EMPTY_ACTIONS:
         return []
-    if action not in ("get_live_categories", "get_live_streams", "get_short_epg", "get_simple_data_table"):
+    if action not in LINEUP_ACTIONS:
         raise UnknownAction(
             "unknown action: the player API has get_live_categories, get_live_streams, "
             "get_short_epg, get_simple_data_table and the VOD and series lists (empty)"
@@ -157,6 +166,13 @@ def player_api(
     if action == "get_short_epg":
         return {"epg_listings": short_epg(guide, viewer, entry, params.limit, call.now)}
     return {"epg_listings": data_table(guide, viewer, entry, call.now)}
+
+
+def read_next(action: str, store: ChannelStore, guide: GuideSchedules) -> list[HotKey]:
+    """The hot items the action reads after the login: the configuration's pointer, and the guide's for the EPG."""
+    if action not in LINEUP_ACTIONS:
+        return []
+    return [*store.hot_keys(), *(guide.hot_keys() if action in GUIDE_ACTIONS else [])]
 
 
 def account_info(viewer: XtreamViewer, password: str, connections: tuple[int, int], call: XtreamCall) -> dict[str, Any]:
@@ -284,7 +300,7 @@ def xtream_playlist(store: ChannelStore, access: XtreamAccess, params: XtreamPar
     (`/live/…`, which redirects to the stream with the screen's session), the guide at xmltv.php; archived channels
     with IPTV Simple's `xc` catch-up (`/timeshift/…`) and their own depth. Dated by the later of the configuration's
     change and the login's making (a login's home and staff standing are fixed when it is made)."""
-    viewer = signed_in(access, params.username, params.password, call)
+    viewer = signed_in(access, params.username, params.password, call, store.hot_keys())
     if params.type not in ("m3u_plus", "m3u"):
         raise InvalidInput("type: get.php writes m3u_plus (or m3u)")
     extension = params.output if params.output in ("ts", "m3u8") else DEFAULT_EXTENSION
@@ -329,7 +345,7 @@ def live_redirect(store: ChannelStore, access: XtreamAccess, path: LivePath, cal
     """`/live/{username}/{password}/{stream_id}.{ext}`: the address of the channel's stream for this player, its
     `%(session_id)s` the session of this login's screen at this address (started within the account's limit, or
     the one it has when zapping). Never the Xtream password."""
-    viewer = signed_in(access, path.username, path.password, call)
+    viewer = signed_in(access, path.username, path.password, call, store.hot_keys())
     entry = listed_stream(store, viewer, path.stream_id, call)
     if entry.stream.type == StreamSourceType.RAW:
         return entry.stream.url
@@ -359,7 +375,7 @@ def timeshift_redirect(
     server_info says) redirected to the stream's timeshift_url with its id as `%(program_id)s`; without one (or
     for a stream without a timeshift_url), the archive by time (archive_url) from that start for those minutes.
     A start outside the channel's archive days is a 404 that says so. The start counts as a screen."""
-    viewer = signed_in(access, path.username, path.password, call)
+    viewer = signed_in(access, path.username, path.password, call, [*store.hot_keys(), *guide.hot_keys()])
     entry = listed_stream(store, viewer, path.stream_id, call)
     days = archive_days(entry)
     if not days:

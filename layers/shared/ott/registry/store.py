@@ -52,7 +52,7 @@ from ott.registry.layout import Key as ItemKey
 from ott.registry.models import Area, HubIsolation
 from ott.registry.staff import LoadStatus, RegistryLoad
 from ott.storage import versioned as loads
-from ott.storage.cache import hot_items
+from ott.storage.cache import HotKey, hot_items
 from ott.storage.database import BATCH_WRITE_LIMIT, Database, DeleteItem, Key, PutItem, Table, UpdateItem
 from ott.storage.dynamo import dynamo_database
 from ott.storage.errors import ConditionFailed
@@ -110,6 +110,7 @@ class KnownInfoReport:
 
 class RegistryStore(Protocol):
     def index(self) -> CatalogIndex: ...
+    def hot_keys(self) -> list[HotKey]: ...
     def select(self, **wanted: Unpack[SelectionKeys]) -> Selection: ...
     def listing(self, listing: Listing, owner: int | str, stop: int) -> Members: ...
     def names(self, folded_prefix: str, stop: int) -> list[NameMatch]: ...
@@ -264,6 +265,10 @@ class DynamoRegistryStore:
             item = self._database.get(self._table, INDEX_KEY, consistent=True)
         self._generation = pointer_generation(item)
         return index_of(item)
+
+    def hot_keys(self) -> list[HotKey]:
+        """What `index` reads as a hot item: the version pointer (none when read fresh, or pinned to an item)."""
+        return [HotKey(self._table, INDEX_KEY)] if self._cached and self._pinned is None else []
 
     def pin(self, pointer: Item | None) -> None:
         """See the registry as of `pointer`, its version pointer item (None: absent) that another service read,

@@ -168,7 +168,10 @@ class Request:
         bound = [zone for zone in config.zones if zone.territories]
         if not bound:  # no zone is bound to a territory: no need to know where the caller is
             return select_zone(config.zones, frozenset({fold(WORLD)}), [])
-        self.territories()
+        territories = self.territories()
+        if len(territories) == 1 and any(territories[0] in zone.territories for zone in bound):
+            # Its own binding comes before any ancestor's (select_zone): no need to read its lineage.
+            return select_zone(config.zones, None, territories)
         if self._lineage is not None:  # located: the order of the lineage matters only to choose among several
             candidates = [zone for zone in bound if self._lineage & set(zone.territories)]
             if len(candidates) <= 1:

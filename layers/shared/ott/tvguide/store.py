@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from ott.config import EnvSettings, load_settings
-from ott.storage.cache import hot_items
+from ott.storage.cache import HotKey, hot_items
 from ott.storage.database import (
     BATCH_GET_LIMIT,
     BATCH_WRITE_LIMIT,
@@ -188,6 +188,10 @@ class DynamoGuideStore:
 
     def _cached(self) -> bool:
         return self._hot and self._load is None
+
+    def hot_keys(self) -> list[HotKey]:
+        """What `configuration` reads as a hot item: the configuration (none when this store reads it fresh)."""
+        return [HotKey(self._table, CONFIG_KEY, HOT_TAG)] if self._cached() else []
 
     def _config_of(self, item: Item | None) -> tuple[GuideConfig, int]:
         """The configuration and its version; the published generation is pinned from the same item."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ott.registry.location import RegistryStore
+    from ott.storage.cache import HotKey
     from ott.tvguide.ports import GuideStore
 
 __all__ = [
@@ -127,6 +128,11 @@ class GuideSchedules(Protocol):
         before `stop`, in time order."""
         ...
 
+    def hot_keys(self) -> list["HotKey"]:
+        """The hot items `programmes` reads before the days (the guide's configuration, the registry's pointer): a
+        caller whose first read is its own reads the stale ones in that call (`ott.storage.cache`, `read_along`)."""
+        ...
+
 
 class StoreSchedules:
     """GuideSchedules over the guide's store: the zone from the configuration (kept hot by the process), the days
@@ -175,6 +181,9 @@ class StoreSchedules:
                     )
                 )
         return {channel: sorted(listed, key=lambda p: p.start) for channel, listed in found.items()}
+
+    def hot_keys(self) -> list["HotKey"]:
+        return [*self._store.hot_keys(), *self._registry.hot_keys()]
 
 
 def guide_schedules() -> GuideSchedules:
