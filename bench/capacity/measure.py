@@ -107,8 +107,9 @@ class World:
         self.template = template
         self._context, self._sample_event, self._principal_of = context, sample_event, principal_of
         create_all(template, client)
-        with silenced():
+        with silenced(), without_hot_items():
             seed_demo(template, client("dynamodb"))
+        with silenced():
             self.snapshot_hash = self.call("launcher/posters", address=address("A", 0))["headers"]["X-Snapshot-Hash"]
         self.devices: Iterator[dict[str, Any]] = self._new_devices()
         self.events = 0
@@ -125,8 +126,11 @@ class World:
         body: str | None = None,
         principal: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
+        path: dict[str, str] | None = None,
     ) -> dict:
         event = self._sample_event(folder)
+        if path is not None:  # the route's path parameters, and the path they make
+            event["pathParameters"], event["path"] = path, event["resource"].format(**path)
         if "requestContext" in event:
             identity = {**event["requestContext"].get("identity", {}), "sourceIp": address}
             event["requestContext"] = {**event["requestContext"], "identity": identity}
@@ -162,6 +166,14 @@ class World:
     def device(self) -> dict[str, Any]:
         return next(self.devices)
 
+    def xtream_login(self, audience: str) -> dict[str, str]:
+        """A new device's account as a stock player signs in: an Xtream login of its own, made at the audience's
+        home (the login keeps the home of the token that made it)."""
+        home = {"contractorId": CONTRACTORS[audience], "territoryId": ZONES[audience]}
+        reply = self.call("auth/xtream_login", principal={**self.device()["principal"], **home})
+        made = json.loads(reply["body"])
+        return {"username": made["username"], "password": made["password"]}
+
     def click(self, poster: int) -> str:
         self.events += 1
         return json.dumps(
@@ -180,6 +192,15 @@ def address(audience: str, index: int) -> str:
 
 
 ZONES = {"A": "3", "B": "9"}  # territories: Москва (zone Europe/Moscow), Екатеринбург (Asia/Yekaterinburg)
+CONTRACTORS = {"A": "1", "B": "2"}  # Демо Телеком, Северная сеть
+# The player API's action of each Xtream kind (the VOD and series lists all cost what the first does).
+XTREAM_ACTIONS = {
+    "xtream account info": "",
+    "xtream live categories": "get_live_categories",
+    "xtream live streams": "get_live_streams",
+    "xtream vod and series lists": "get_vod_categories",
+    "xtream short epg": "get_short_epg",
+}
 POSTERS = {"A": 3, "B": 1}
 
 
@@ -209,10 +230,14 @@ def requests_of(world: World, kind: str, audience: str, index: int) -> tuple[str
         ]
         # The sample's own query, without its zone label: the kind says how the zone is chosen.
         query = {name: value for name, value in (world.sample_query(folder)).items() if not name.startswith("label_")}
+        if "Xtream" in kind:  # where xmltv.php sends a player: the zone's whole guide, by its home
+            query = {"c": CONTRACTORS[audience]}
         query |= {"t": ZONES[audience]} if "(zone)" in kind else {}
         return folder, lambda: world.call(folder, here, query=query)
+    if kind.startswith("xtream"):
+        return xtream_request(world, kind, audience, here)
     if kind in ("launcher posters", "launcher poster"):
-        folder = kind.replace(" ", "_")
+        folder = kind.replace(" ", "/")
         principal = world.device()["principal"]
         return folder, lambda: world.call(folder, here, principal=principal)
     if kind == "launcher click":
@@ -232,6 +257,22 @@ def requests_of(world: World, kind: str, audience: str, index: int) -> tuple[str
         item = {"status": "totranscoder", "id": f"demo-{index + 1 + (SAMPLES if audience == 'B' else 0):04d}"}
         return "nichecontent/update_status", lambda: world.call("nichecontent/update_status", here, query=item)
     raise ValueError(f"no request for {kind!r}")
+
+
+def xtream_request(world: World, kind: str, audience: str, here: str) -> tuple[str, Callable[[], dict]]:
+    """A stock player's request, signed in with its own login: the player API's action, get.php, xmltv.php, or a
+    zap to channel 101 through /live/ (a new screen)."""
+    login = world.xtream_login(audience)
+    if kind == "xtream live":
+        path = {**login, "stream": "101.ts"}
+        return "channels/xtream_live", lambda: world.call("channels/xtream_live", here, path=path)
+    if kind == "xtream get.php":
+        query = {**login, "type": "m3u_plus", "output": "ts"}
+        return "channels/xtream_playlist", lambda: world.call("channels/xtream_playlist", here, query=query)
+    if kind == "xtream xmltv.php":
+        return "channels/xtream_xmltv", lambda: world.call("channels/xtream_xmltv", here, query=login)
+    query = {**login, "action": XTREAM_ACTIONS[kind], **({"stream_id": "101"} if kind == "xtream short epg" else {})}
+    return "channels/xtream_player_api", lambda: world.call("channels/xtream_player_api", here, query=query)
 
 
 def phone_request(world: World, kind: str, here: str) -> tuple[str, Callable[[], dict]]:
@@ -307,6 +348,25 @@ def where(template: Template, folder: str) -> tuple[str, tuple[str, str] | None,
             route = function.routes[0]
             return function.logical_id, (route.method, route.path), route.authorizer
     raise ValueError(f"no function in functions/{folder}")
+
+
+@contextlib.contextmanager
+def without_hot_items() -> Iterator[None]:
+    """The demo data goes in with the functions' hot items off: with them on, each of its guide imports would wait
+    out the publication spacing (`ott.storage.versioned.publish_spacing`), over a minute in all."""
+    from ott.config import reset_settings
+
+    previous = os.environ.get("HOT_ITEM_SECONDS")
+    os.environ["HOT_ITEM_SECONDS"] = "0"
+    reset_settings()
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("HOT_ITEM_SECONDS")
+        else:
+            os.environ["HOT_ITEM_SECONDS"] = previous
+        reset_settings()
 
 
 @contextlib.contextmanager

@@ -89,12 +89,18 @@ def authorizer_kind(with_token: bool) -> str:
 def kind_rates(devices: int, measured: Mapping[str, KindMeasurement], edge: bool) -> list[KindRates]:
     rates = []
     for kind, demand in traffic.DEMAND.items():
-        mean = devices * demand.per_device_day / traffic.SECONDS_A_DAY
-        storm = traffic.REBOOT_SHARE * devices / traffic.REBOOT_SECONDS if demand.at_start_up else 0.0
+        mean = making(devices, kind) * demand.per_device_day / traffic.SECONDS_A_DAY
+        storm = traffic.REBOOT_SHARE * making(devices, kind) / traffic.REBOOT_SECONDS if demand.at_start_up else 0.0
         rates.append(rated(kind, measured[kind], mean, traffic.PEAK_FACTOR * mean + storm, edge))
     for kind, rate in traffic.MACHINE_RATES.items():
         rates.append(rated(kind, measured[kind], rate, rate, edge))
     return rates
+
+
+def making(devices: int, kind: str) -> float:
+    """The devices that make requests of `kind` (the Xtream players: a share of them)."""
+    demand = traffic.DEMAND.get(kind)
+    return devices * (demand.share if demand is not None else 1.0)
 
 
 def rated(kind: str, measured: KindMeasurement, mean: float, peak: float, edge: bool) -> KindRates:
@@ -158,7 +164,7 @@ def key_heat(
             ]
             by_audience = {name: sum(1 for sample, _ in touched if sample.audience == name) for name in audiences}
             if len(touched) == 1:
-                share, source = 1 / devices, "own"
+                share, source = 1 / making(devices, rate.kind), "own"
             elif all(by_audience.values()):
                 share, source = len(touched) / len(measured.samples), "shared"
             else:
@@ -270,6 +276,11 @@ def monthly_costs(
         )
     else:
         costs["Data out (API Gateway)"] = prices.tiered(replied_gb, prices.DIRECT_TIERS)
+    # The guide's exports players download after the redirect (edge or not: the download is S3's).
+    downloads = sum(rate.mean for rate in rates if rate.kind in traffic.EXPORT_DOWNLOADS) * seconds
+    costs["S3 (guide exports)"] = downloads / 1000 * prices.S3_GETS.usd + prices.tiered(
+        downloads * traffic.EXPORT_BYTES / 1024**3, prices.DIRECT_TIERS
+    )
     costs["Logs"] = (
         log_gb * prices.LOG_INGESTION.usd + log_gb * LOG_COMPRESSION * retention_months * prices.LOG_STORAGE.usd
     )

@@ -52,6 +52,11 @@ DIRECT_TRANSFER = Price(
     "GB",
     "https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer",
 )
+S3_GETS = Price("S3 GET requests (Standard)", 0.0004, "1,000 requests", "https://aws.amazon.com/s3/pricing/")
+# S3's data out to the internet: EC2's tiers (DIRECT_TIERS), counted here apart from the API's.
+S3_TRANSFER = Price(
+    "S3 data out (first 10 TB; then 0.085, 0.07, 0.05)", 0.09, "GB", "https://aws.amazon.com/s3/pricing/"
+)
 LOG_INGESTION = Price("CloudWatch Logs ingestion (standard)", 0.50, "GB", "https://aws.amazon.com/cloudwatch/pricing/")
 LOG_STORAGE = Price(
     "CloudWatch Logs storage (compressed)", 0.03, "GB-month", "https://aws.amazon.com/cloudwatch/pricing/"
@@ -67,6 +72,8 @@ ALL = (
     CLOUDFRONT_REQUESTS,
     CLOUDFRONT_TRANSFER,
     DIRECT_TRANSFER,
+    S3_GETS,
+    S3_TRANSFER,
     LOG_INGESTION,
     LOG_STORAGE,
     XRAY_TRACES,

@@ -32,12 +32,24 @@ COMPRESSED_FROM_BYTES = 1024
 
 @dataclass(frozen=True)
 class Demand:
-    """A request kind's share of a device's day: `per_device_day` requests on average, `at_start_up` whether a
-    rebooting device makes it (once), `with_token` whether devices send their bearer token with it."""
+    """A request kind's share of a device's day: `per_device_day` requests on average by each device that makes it,
+    `at_start_up` whether a rebooting device makes it (once), `with_token` whether devices send their bearer token
+    with it, `share` the devices that make it (the Xtream players')."""
 
     per_device_day: float
     at_start_up: bool = False
     with_token: bool = False
+    share: float = 1.0
+
+
+# The share of devices that are stock players signed in with an Xtream login (TiviMate, IPTV Smarters on the
+# subscribers' own Android TV boxes, sticks and smart TVs) rather than the operator's app. Stated, not measured
+# (docs/capacity.md): set above what an operator whose set-top boxes run its own app expects, so that the model
+# errs on the heavy side; replace it with the count of the deployed platform's Xtream logins.
+XTREAM_SHARE = 0.20
+# How often such a player reloads its lists, playlist and guide: at each of its two wakes a day and once more while
+# on (TiviMate and IPTV Smarters reload at start and every few hours).
+XTREAM_REFRESHES = 3
 
 
 # Per device and day. A set-top box wakes about twice a day (whereami, a token refresh, the guide's channels and
@@ -60,7 +72,28 @@ DEMAND: dict[str, Demand] = {
     "phone confirm": Demand(0.001, with_token=True),
     "phone verify": Demand(0.003, with_token=True),
     "phone checkCode": Demand(0.001, with_token=True),
+    # A stock player's requests (docs/channels.md, "The Xtream Codes player API"), per player and day: at each
+    # refresh its account's info, its categories and channels, the four VOD and series lists (empty here), the
+    # M3U (players in M3U mode; counted for all, on the heavy side) and the guide (xmltv.php, then the export it
+    # redirects to); the now and next of each channel it browses; /live/ at each zap (a new screen every time, on
+    # the heavy side: zapping within a minute reuses the screen and writes nothing).
+    "xtream account info": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "xtream live categories": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "xtream live streams": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "xtream vod and series lists": Demand(4 * XTREAM_REFRESHES, share=XTREAM_SHARE),
+    "xtream get.php": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "xtream xmltv.php": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "guide xmltv (zone) of Xtream players": Demand(XTREAM_REFRESHES, at_start_up=True, share=XTREAM_SHARE),
+    "xtream short epg": Demand(40, share=XTREAM_SHARE),
+    "xtream live": Demand(30, at_start_up=True, share=XTREAM_SHARE),
 }
+
+# What a player then downloads from S3 (xmltv.php → the guide's export → a presigned S3 address, neither the API nor
+# CloudFront): the zone's whole export, gzip. Stated for a zone of 150 channels, 31 programmes a day each, 14 days (a
+# week back for catch-up, a week ahead), at 80 bytes a programme (63 and 109 measured, gzip, on the two real guides
+# of ../shared/data/xmltv): about 5 MB.
+EXPORT_BYTES = 150 * 31 * 14 * 80
+EXPORT_DOWNLOADS = ("guide xmltv (zone) of Xtream players",)
 
 # Machine clients, whatever the number of devices (per second): the stream-authorization component's poll of
 # GET /channels (a few instances every few seconds) and the encoders' list and status updates.
