@@ -12,6 +12,25 @@ QUIET = {"POWERTOOLS_LOG_LEVEL": "ERROR", "POWERTOOLS_METRICS_DISABLED": "true"}
 
 
 @contextlib.contextmanager
+def hot_items_off() -> Iterator[None]:
+    """The functions' hot items off while the block runs: the demo data and the guide's imports go in without
+    waiting out the publication spacing (`ott.storage.versioned.publish_spacing`) after each publication."""
+    from ott.config import reset_settings
+
+    before = os.environ.get("HOT_ITEM_SECONDS")
+    os.environ["HOT_ITEM_SECONDS"] = "0"
+    reset_settings()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("HOT_ITEM_SECONDS")
+        else:
+            os.environ["HOT_ITEM_SECONDS"] = before
+        reset_settings()
+
+
+@contextlib.contextmanager
 def quiet() -> Iterator[TextIO]:
     """Discard what the functions print while the block runs and yield the real stdout for the tables:
     Powertools prints its cold-start metric even with metrics disabled, and warns when there are none."""

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from bench import hot_items_off
 from bench.units import Touch, metering
 from local.invoke import module_of
 from local.template import REGION, Template
@@ -107,7 +108,7 @@ class World:
         self.template = template
         self._context, self._sample_event, self._principal_of = context, sample_event, principal_of
         create_all(template, client)
-        with silenced(), without_hot_items():
+        with silenced(), hot_items_off():
             seed_demo(template, client("dynamodb"))
         with silenced():
             self.snapshot_hash = self.call("launcher/posters", address=address("A", 0))["headers"]["X-Snapshot-Hash"]
@@ -348,25 +349,6 @@ def where(template: Template, folder: str) -> tuple[str, tuple[str, str] | None,
             route = function.routes[0]
             return function.logical_id, (route.method, route.path), route.authorizer
     raise ValueError(f"no function in functions/{folder}")
-
-
-@contextlib.contextmanager
-def without_hot_items() -> Iterator[None]:
-    """The demo data goes in with the functions' hot items off: with them on, each of its guide imports would wait
-    out the publication spacing (`ott.storage.versioned.publish_spacing`), over a minute in all."""
-    from ott.config import reset_settings
-
-    previous = os.environ.get("HOT_ITEM_SECONDS")
-    os.environ["HOT_ITEM_SECONDS"] = "0"
-    reset_settings()
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop("HOT_ITEM_SECONDS")
-        else:
-            os.environ["HOT_ITEM_SECONDS"] = previous
-        reset_settings()
 
 
 @contextlib.contextmanager

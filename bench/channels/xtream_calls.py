@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bench import QUIET, quiet
+from bench import QUIET, hot_items_off, quiet
 from bench.channels.calls import configuration
 from bench.dynamodb_calls import show
 from local.template import REGION, Template
@@ -24,8 +24,7 @@ def report_xtream_calls() -> int:
     template = Template()
     os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": REGION})
     os.environ.pop("AWS_ENDPOINT_URL", None)
-    # The demo data goes in without hot items: with them, each of its guide imports waits out the publication spacing.
-    os.environ.update({**template.environment(), **QUIET, "HOT_ITEM_SECONDS": "0"})
+    os.environ.update({**template.environment(), **QUIET, "HOT_ITEM_SECONDS": "5"})
 
     from moto import mock_aws
 
@@ -89,9 +88,8 @@ def report_xtream_calls() -> int:
         reset_clients()
         reset_settings()
         create_all(template, client)
-        seed_demo(template, client("dynamodb"))
-        os.environ["HOT_ITEM_SECONDS"] = "5"
-        reset_settings()
+        with hot_items_off():
+            seed_demo(template, client("dynamodb"))
         api(action="get_live_streams")()  # the process holds the configuration's reply from now on
         for number, (name, request) in enumerate(requests.items(), start=1):
             hot_items.forget()

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench import QUIET, quiet
+from bench import QUIET, hot_items_off, quiet
 
 # Only the standard library at import: the memory benchmark runs this module in a fresh process and measures
 # what the import costs, not what the benchmarks' own tools (cfn-lint, moto) take.
@@ -338,23 +338,6 @@ def emulated_guide(template: Any, zone: Any) -> Iterator[Any]:
         store = DynamoGuideStore(dynamo_database(), template.physical_name("GuideTable"))
         store.save_configuration(GuideConfig(zones=[zone]), 0)
         yield store
-
-
-@contextmanager
-def hot_items_off() -> Iterator[None]:
-    from ott.config import reset_settings
-
-    before = os.environ.get("HOT_ITEM_SECONDS")
-    os.environ["HOT_ITEM_SECONDS"] = "0"
-    reset_settings()
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("HOT_ITEM_SECONDS")
-        else:
-            os.environ["HOT_ITEM_SECONDS"] = before
-        reset_settings()
 
 
 def bench_template() -> Any:

@@ -81,7 +81,8 @@ class ItemCache:
         strongly consistent, as hot items are read): a request whose first read is its own saves a call for each
         hot item it reads later (the Xtream player API, docs/channels.md)."""
         now = database.clock()
-        stale = [wanted for wanted in hot if self.fresh(database, *wanted) is None]
+        # With the cache off nothing is kept: the stores read their items when they need them.
+        stale = [wanted for wanted in hot if self.fresh(database, *wanted) is None] if hot_item_seconds() else []
         if not stale:
             return database.batch_get(keys)
         tables = {table: list(table_keys) for table, table_keys in keys.items()}
