@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
@@ -23,12 +24,13 @@ USERNAME, PASSWORD = demo_xtream_login()
 # Kodi keeps the guide from 3 days back (a person sets "past days to display" to see the archive; Kodi's default is
 # 1), so the guide reaches past Детский мир's two archive days; and 3 days ahead (its default).
 GUIDE_DAYS = 3
+# Kodi at the demo subscriber's home: IPTV Simple writes an `xc` catch-up start on the device's clock, and the server
+# reads it in the subscriber's programme zone (docs/channels.md, "Kodi on the Xtream login").
+MOSCOW = ZoneInfo("Europe/Moscow")
 KODI_SETTINGS = {
     "epg.pastdaystodisplay": str(GUIDE_DAYS),
-    # A zone at UTC all year: IPTV Simple writes an `xc` catch-up start in the device's time, which the server reads
-    # as UTC (docs/channels.md, "Kodi on the Xtream login").
-    "locale.timezonecountry": "Iceland",
-    "locale.timezone": "Atlantic/Reykjavik",
+    "locale.timezonecountry": "Russia",
+    "locale.timezone": MOSCOW.key,
 }
 IPTV_SIMPLE = {"catchupEnabled": "true"}  # "Enable catchup", off by default
 FORMAT = "%Y-%m-%d %H:%M:%S"  # Kodi's JSON-RPC times, UTC
@@ -93,15 +95,15 @@ def test_kodi_offers_past_programmes_of_archived_channels_within_their_catchup_d
 
 
 def test_kodi_plays_a_past_programme_from_timeshift_at_the_programme_s_start(kodi, guide, stack: RunningStack):
-    """Played from the guide, a finished programme is asked of /timeshift/ at its start (UTC; for its minutes and
-    IPTV Simple's margins, 5 before and 15 after), which the server redirects to the archive (where Kodi then fails:
-    the demo's archive hosts do not exist)."""
+    """Played from the guide, a finished programme is asked of /timeshift/ at its start on Kodi's clock (Moscow's;
+    for its minutes and IPTV Simple's margins, 5 before and 15 after), which the server redirects to the archive
+    (where Kodi then fails: the demo's archive hosts do not exist)."""
     now = f"{datetime.now(UTC):{FORMAT}}"
     stream_ids = {channel["title"]: channel["id"] for channel in demo_document("channels.yaml")["channels"]}
     answers = {}
     for label in ("Первый демо", "Россия Демо", "Детский мир"):
         finished = [broadcast for broadcast in guide[label] if broadcast["endtime"] <= now][-1]
-        start = datetime.strptime(finished["starttime"], FORMAT)
+        start = datetime.strptime(finished["starttime"], FORMAT).replace(tzinfo=UTC).astimezone(MOSCOW)
         console_seen = len(stack.output.read_text(encoding="utf-8"))
         kodi.call("Player.Open", item={"broadcastid": finished["broadcastid"]})
         answers[label] = timeshift_answer(stack, console_seen, f"{start:%Y-%m-%d:%H-%M}/{stream_ids[label]}.m3u8")

@@ -76,7 +76,13 @@ def server_time(info: dict) -> int:
     return info["server_info"]["timestamp_now"]
 
 
+def moscow_time(timestamp: str | int) -> str:
+    """An instant as the server's EPG and clock write it: the wall clock of the demo subscriber's zone."""
+    return datetime.fromtimestamp(int(timestamp), MOSCOW).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
+    api(action="")  # a warm function: the guide's configuration and the registry (the server's zone) are hot
     reply, calls = calls_of(lambda: api(action=""))
     info = body(reply)
     assert calls <= 2  # issue 29's bar: the login, the account's screens
@@ -90,7 +96,8 @@ def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
         "https",
         "443",
     )
-    assert server["timezone"] == "UTC" and isinstance(server["timestamp_now"], int)
+    assert server["timezone"] == "Europe/Moscow"  # the subscriber's programme zone: players write catch-up in it
+    assert server["time_now"] == moscow_time(server["timestamp_now"])
     for alias in ("get_account_info", "get_profile", "get_server_info"):  # what clients ask it by
         assert body(api(action=alias)) == info | {"server_info": body(api(action=alias))["server_info"]}
 
@@ -139,7 +146,11 @@ def test_the_short_epg_is_now_and_next_base64_in_two_calls(demo):
     assert base64.b64decode(first["title"]).decode("utf-8")
     assert first["channel_id"] == "perviy.demo" and first["stream_id"] == "101"
     assert int(first["start_timestamp"]) < int(first["stop_timestamp"])
-    assert len(first["start"]) == len("2026-01-01 00:00:00")
+    # In the server's zone (server_info.timezone), as real servers write them; the time stamps are epoch seconds.
+    assert (first["start"], first["end"]) == (
+        moscow_time(first["start_timestamp"]),
+        moscow_time(first["stop_timestamp"]),
+    )
 
 
 def test_the_short_epg_is_two_calls_when_the_container_s_hot_items_have_aged(demo):
@@ -293,8 +304,13 @@ def timeshift(stream: str, start: str, minutes: str = "60", source_ip: str | Non
     return invoke("channels/xtream_timeshift", path=path, source_ip=source_ip, path_parameters=values)
 
 
-def xc_start(timestamp: str | int) -> str:
-    return datetime.fromtimestamp(int(timestamp), UTC).strftime("%Y-%m-%d:%H-%M")
+def xc_start(instant: datetime) -> str:
+    """A catch-up start as IPTV Simple writes it: the device's clock, here in the demo subscriber's zone."""
+    return instant.astimezone(MOSCOW).strftime("%Y-%m-%d:%H-%M")
+
+
+def at(timestamp: str) -> datetime:
+    return datetime.fromtimestamp(int(timestamp), UTC)
 
 
 def test_channels_tell_their_own_archive_depth_in_days(demo):
@@ -320,7 +336,7 @@ def past_programme(stream_id: str) -> dict:
 
 def test_the_full_epg_marks_past_programmes_of_archived_channels_and_timeshift_plays_them(demo):
     programme = past_programme("101")
-    reply = timeshift("101.ts", xc_start(programme["start_timestamp"]))
+    reply = timeshift("101.ts", xc_start(at(programme["start_timestamp"])))
     assert reply["statusCode"] == 302, reply["body"]
     assert (
         reply["headers"]["Location"]
@@ -330,9 +346,20 @@ def test_the_full_epg_marks_past_programmes_of_archived_channels_and_timeshift_p
     assert not any(row["has_archive"] for row in rows)  # no archive: nothing to play back
 
 
+def test_the_epg_s_start_string_put_into_a_timeshift_path_plays_that_programme(demo):
+    """Issue 29: TiviMate and Smarters write the catch-up start from the EPG's `start` (in the server's zone, not
+    UTC), and the server reads it in the same zone: the past programme it names is the one played."""
+    programme = past_programme("101")
+    assert programme["start"] != at(programme["start_timestamp"]).strftime("%Y-%m-%d %H:%M:%S")  # not UTC
+    day, time = programme["start"].split(" ")
+    reply = timeshift("101.ts", f"{day}:{time[:5].replace(':', '-')}")
+    assert reply["statusCode"] == 302, reply["body"]
+    assert reply["headers"]["Location"].endswith(f"/perviy.demo/{programme['id']}/index.m3u8")
+
+
 def test_an_archive_by_time_plays_from_the_start_asked_for(demo):
     start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=5)
-    reply = timeshift("104.ts", start.strftime("%Y-%m-%d:%H-%M"), minutes="30")
+    reply = timeshift("104.ts", xc_start(start), minutes="30")
     assert reply["statusCode"] == 302, reply["body"]
     location = reply["headers"]["Location"]
     prefix = f"https://edge.demo-telecom.example/live/detskiy.demo/archive-{int(start.timestamp())}-1800.m3u8?session="
@@ -348,10 +375,20 @@ def test_an_archive_by_time_plays_from_the_start_asked_for(demo):
         ("103.ts", "an hour ago", "60", 404),
         ("101.ts", "2026-13-01:10-00", "60", 400),
         ("101.ts", "2026-01-01T10:00", "60", 400),
+        ("101.ts", "0001-01-01:00-00", "60", 400),  # before UTC's first year: Moscow is ahead
         ("101.ts", "an hour ago", "0", 400),
         ("101.ts", "an hour ago", "99999", 400),
     ],
-    ids=["before the archive", "not yet", "no archive", "month 13", "malformed", "no minutes", "too many minutes"],
+    ids=[
+        "before the archive",
+        "not yet",
+        "no archive",
+        "month 13",
+        "malformed",
+        "year 1",
+        "no minutes",
+        "too many minutes",
+    ],
 )
 def test_timeshift_outside_the_archive_or_malformed_is_a_clear_4xx(demo, stream, start, minutes, status):
     now = datetime.now(UTC)
@@ -360,7 +397,7 @@ def test_timeshift_outside_the_archive_or_malformed_is_a_clear_4xx(demo, stream,
         "in an hour": now + timedelta(hours=1),
         "an hour ago": now - timedelta(hours=1),
     }
-    written = moments[start].strftime("%Y-%m-%d:%H-%M") if start in moments else start
+    written = xc_start(moments[start]) if start in moments else start
     reply = timeshift(stream, written, minutes)
     assert reply["statusCode"] == status, reply["body"]
     assert "Location" not in reply["headers"]

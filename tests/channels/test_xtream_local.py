@@ -28,7 +28,7 @@ def xtream(stack, tmp_path_factory) -> XTream:
 def test_pyxtream_signs_the_demo_subscriber_in(xtream):
     user = xtream.auth_data["user_info"]
     assert (user["auth"], user["username"], user["max_connections"]) == (1, USERNAME, "2")
-    assert xtream.auth_data["server_info"]["timezone"] == "UTC"
+    assert xtream.auth_data["server_info"]["timezone"] == "Europe/Moscow"  # the subscriber's programme zone
 
 
 def test_pyxtream_loads_every_channel_of_the_subscriber_s_lineup_valid_by_its_schema(xtream):

@@ -1,10 +1,12 @@
 """An Xtream Codes client from another ecosystem against the local stack over HTTP (issue 29): npm's
 @iptv/xtream-api, installed by `npm ci` from tests/parsers' lockfile, reads the demo subscriber's profile,
-categories, channels and EPG through its standardized serializer."""
+categories, channels and EPG through its standardized serializer, on a device in the subscriber's zone."""
 
 import json
+import os
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -38,6 +40,7 @@ def test_npm_s_xtream_api_reads_profile_categories_channels_and_epg(stack, clien
     done = subprocess.run(  # noqa: S603 - node with a fixed script
         [node, "--input-type=module", "-e", READ, stack.url, username, password],
         cwd=client_dir,
+        env={**os.environ, "TZ": "Europe/Moscow"},  # the demo subscriber's zone: the device of a subscriber at home
         capture_output=True,
         text=True,
         timeout=60,
@@ -59,3 +62,10 @@ def test_npm_s_xtream_api_reads_profile_categories_channels_and_epg(stack, clien
     assert channels[0]["tvArchive"] is True and channels[0]["tvArchiveDuration"] == 7
     assert channels[0]["url"] == f"{stack.url}/live/{username}/{password}/101.m3u8"
     assert read["epg"] and read["epg"][0]["title"]
+    # The serializer reads the EPG's `start` string on the device's clock (`new Date(start)`): written in the
+    # server's zone, which is the subscriber's, it is the programme's own instant.
+    query = {"username": username, "password": password, "action": "get_short_epg", "stream_id": "101", "limit": "2"}
+    listed = requests.get(f"{stack.url}/player_api.php", params=query, timeout=30).json()["epg_listings"]
+    starts = {row["id"]: datetime.fromtimestamp(int(row["start_timestamp"]), UTC) for row in listed}
+    read_starts = {item["id"]: datetime.fromisoformat(item["start"]) for item in read["epg"] if item["id"] in starts}
+    assert read_starts and all(read_starts[number] == starts[number] for number in read_starts), (read_starts, starts)

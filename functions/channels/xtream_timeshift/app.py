@@ -13,7 +13,7 @@ from ott.tvguide.summaries import guide_schedules
 @api_handler(reply=None, statuses=(302, 400, 401, 403, 404, 429))
 def lambda_handler(request: ApiRequest[None, None]) -> Reply:
     """Catch-up of an Xtream login's channel (IPTV Simple's `xc`): the programme starting at `start`
-    (YYYY-MM-DD:HH-MM, UTC) redirected into the channel's archive, or the archive by time for `minutes`; a start
-    outside the channel's archive days is a 404 that says so."""
+    (YYYY-MM-DD:HH-MM in the server's zone, server_info.timezone) redirected into the channel's archive, or the
+    archive by time for `minutes`; a start outside the channel's archive days is a 404 that says so."""
     path, call = xtream_path(request, TimeshiftPath), xtream_call(request)
     return redirect_reply(timeshift_redirect(channel_store(), xtream_access(), guide_schedules(), path, call))

@@ -3,7 +3,8 @@ a username and a password (TiviMate, IPTV Smarters, OTT Navigator, XCIPTV, Enigm
 answered from the channel configuration as the subscriber playlist is (ott.channels.playlist), the login from
 auth (ott.auth.playlist_access), the programmes from the guide (ott.tvguide.summaries). docs/channels.md,
 "The Xtream Codes player API". Shapes as Dispatcharr (a maintained open-source server of the API) and pyxtream's
-schema have them: numbers as strings where Xtream sends strings, times in UTC (server_info says so)."""
+schema have them: numbers as strings where Xtream sends strings; times in the subscriber's programme zone, which
+server_info names, as real servers give their own zone (Dispatcharr gives UTC)."""
 
 import base64
 import zlib
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+from zoneinfo import ZoneInfo
 
 from ott.auth.playlist_access import XtreamAccess, XtreamViewer
 from ott.channels.models import (
@@ -27,13 +29,16 @@ from ott.channels.store import ChannelStore
 from ott.channels.xtream_params import LivePath, PlayerApiParams, TimeshiftPath, XtreamParams
 from ott.errors import DomainError, InvalidInput, NotFound
 from ott.storage.cache import HotKey
-from ott.tvguide.summaries import GuideProgramme, GuideSchedules, ZoneChoice
+from ott.tvguide.summaries import GuideProgramme, GuideSchedules, ProgrammeZone, ZoneChoice
 
 # Channels the configuration puts in no category are listed in this one (Xtream players need a category).
 OTHER = "Other"
-# What an Xtream server says of the time it sends: UTC (Dispatcharr's choice): players convert for display.
-TIMEZONE = "UTC"
+# The server's zone of a subscriber the guide has no programme zone for.
+NO_ZONE_CLOCK = ZoneInfo("UTC")
 TIME = "%Y-%m-%d %H:%M:%S"
+# A catch-up start as Xtream players write it, in the server's zone (server_info.timezone).
+TIMESHIFT_START = "%Y-%m-%d:%H-%M"
+MINUTE = timedelta(minutes=1)  # what a catch-up start names: a minute
 # What clients ask the account's info by: none (Xtream's own), and the names npm's @iptv/xtream-api and others send
 # (Xtream servers answer any unknown action so; here another unknown action is a 400 that lists them).
 ACCOUNT_ACTIONS = frozenset({"", "get_account_info", "get_profile", "get_server_info", "get_user_info"})
@@ -145,7 +150,8 @@ def player_api(
     if viewer is None:
         return {"user_info": {"auth": 0}}
     if action in ACCOUNT_ACTIONS:
-        return account_info(viewer, params.password, access.connections(viewer, call.now), call)
+        clock = server_clock(subscriber_zone(guide, viewer, call.now))
+        return account_info(viewer, params.password, access.connections(viewer, call.now), clock, call)
     if action in EMPTY_ACTIONS:
         return []
     if action not in LINEUP_ACTIONS:
@@ -169,15 +175,21 @@ def player_api(
 
 
 def read_next(action: str, store: ChannelStore, guide: GuideSchedules) -> list[HotKey]:
-    """The hot items the action reads after the login: the configuration's pointer, and the guide's for the EPG."""
+    """The hot items the action reads after the login: the guide's for the server's zone (the account's info, the
+    EPG), the configuration's pointer for the lineup."""
+    if action in ACCOUNT_ACTIONS:
+        return guide.hot_keys()
     if action not in LINEUP_ACTIONS:
         return []
     return [*store.hot_keys(), *(guide.hot_keys() if action in GUIDE_ACTIONS else [])]
 
 
-def account_info(viewer: XtreamViewer, password: str, connections: tuple[int, int], call: XtreamCall) -> dict[str, Any]:
+def account_info(
+    viewer: XtreamViewer, password: str, connections: tuple[int, int], clock: ZoneInfo, call: XtreamCall
+) -> dict[str, Any]:
     """`user_info` and `server_info` as Xtream servers send them (Enigma2's players need `active_cons`; numbers as
-    strings where Xtream sends strings): the account's live screens and its limit in `connections`."""
+    strings where Xtream sends strings): the account's live screens and its limit in `connections`, the server's
+    zone `clock` (players write catch-up starts in it)."""
     address = urlsplit(call.base_url)
     https = address.scheme == "https"
     port = str(address.port or (443 if https else 80))
@@ -201,9 +213,9 @@ def account_info(viewer: XtreamViewer, password: str, connections: tuple[int, in
             "https_port": port if https else "443",
             "server_protocol": address.scheme or "https",
             "rtmp_port": "0",
-            "timezone": TIMEZONE,
+            "timezone": clock.key,
             "timestamp_now": int(call.now.timestamp()),
-            "time_now": call.now.astimezone(UTC).strftime(TIME),
+            "time_now": call.now.astimezone(clock).strftime(TIME),
             "process": True,
         },
     }
@@ -249,37 +261,51 @@ def short_epg(
     guide: GuideSchedules, viewer: XtreamViewer, entry: Listed, limit: int, now: datetime
 ) -> list[dict[str, Any]]:
     """Now and next: the programme on air and those after it, `limit` at most."""
-    found = guide.programmes(zone_choice(viewer), [entry.channel.id], now, now + SHORT_EPG_AHEAD)
-    return [listing(programme, entry) for programme in found.get(entry.channel.id, [])[:limit]]
+    zone = subscriber_zone(guide, viewer, now)
+    if zone is None:
+        return []
+    found = guide.programmes(zone, [entry.channel.id], now, now + SHORT_EPG_AHEAD)
+    return [listing(programme, entry, zone.tz) for programme in found.get(entry.channel.id, [])[:limit]]
 
 
 def data_table(guide: GuideSchedules, viewer: XtreamViewer, entry: Listed, now: datetime) -> list[dict[str, Any]]:
     """The channel's programmes from the start of its archive (a day back without one) to a week ahead; past
     programmes inside the archive's window are `has_archive`."""
+    zone = subscriber_zone(guide, viewer, now)
+    if zone is None:
+        return []
     days = archive_days(entry)
     since = now - timedelta(days=days or TABLE_DAYS_BACK)
-    found = guide.programmes(zone_choice(viewer), [entry.channel.id], since, now + timedelta(days=TABLE_DAYS_AHEAD))
+    found = guide.programmes(zone, [entry.channel.id], since, now + timedelta(days=TABLE_DAYS_AHEAD))
     rows = []
     for programme in found.get(entry.channel.id, []):
-        row = listing(programme, entry)
+        row = listing(programme, entry, zone.tz)
         row["now_playing"] = 1 if programme.start <= now < programme.stop else 0
         row["has_archive"] = 1 if days and programme.stop <= now and programme.start >= since else 0
         rows.append(row)
     return rows
 
 
-def zone_choice(viewer: XtreamViewer) -> ZoneChoice:
-    return ZoneChoice(viewer.territory_id, viewer.contractor_id)
+def subscriber_zone(guide: GuideSchedules, viewer: XtreamViewer, now: datetime) -> ProgrammeZone | None:
+    """The programme zone of the login's subscriber, as xmltv.php's export chooses it: its time zone is the server's
+    (the subscriber's wall clock, in which players write catch-up starts)."""
+    return guide.zone(ZoneChoice(viewer.territory_id, viewer.contractor_id), now)
 
 
-def listing(programme: GuideProgramme, entry: Listed) -> dict[str, Any]:
+def server_clock(zone: ProgrammeZone | None) -> ZoneInfo:
+    return NO_ZONE_CLOCK if zone is None else zone.tz
+
+
+def listing(programme: GuideProgramme, entry: Listed, clock: ZoneInfo) -> dict[str, Any]:
+    """A programme as Xtream's EPG lists it: `start` and `end` in the server's zone `clock` (TiviMate writes its
+    catch-up start from them), the time stamps epoch seconds."""
     return {
         "id": str(programme.id),
         "epg_id": str(entry.channel.id),
         "title": encoded(programme.title),
         "lang": "",
-        "start": programme.start.astimezone(UTC).strftime(TIME),
-        "end": programme.stop.astimezone(UTC).strftime(TIME),
+        "start": programme.start.astimezone(clock).strftime(TIME),
+        "end": programme.stop.astimezone(clock).strftime(TIME),
         "description": encoded(programme.description),
         "channel_id": entry.channel.alias,
         "start_timestamp": str(int(programme.start.timestamp())),
@@ -371,32 +397,53 @@ def timeshift_redirect(
     store: ChannelStore, access: XtreamAccess, guide: GuideSchedules, path: TimeshiftPath, call: XtreamCall
 ) -> str:
     """`/timeshift/{username}/{password}/{minutes}/{YYYY-MM-DD:HH-MM}/{stream_id}.{ext}` (IPTV Simple's `xc`
-    catch-up, Xtream players' archive): the programme of the guide that starts in that minute (UTC, as
-    server_info says) redirected to the stream's timeshift_url with its id as `%(program_id)s`; without one (or
-    for a stream without a timeshift_url), the archive by time (archive_url) from that start for those minutes.
+    catch-up, Xtream players' archive): the programme of the guide that starts in that minute of the server's zone
+    (server_info.timezone) redirected to the stream's timeshift_url with its id as `%(program_id)s`; without one
+    (or for a stream without a timeshift_url), the archive by time (archive_url) from that start for those minutes.
     A start outside the channel's archive days is a 404 that says so. The start counts as a screen."""
     viewer = signed_in(access, path.username, path.password, call, [*store.hot_keys(), *guide.hot_keys()])
     entry = listed_stream(store, viewer, path.stream_id, call)
     days = archive_days(entry)
     if not days:
         raise NotInArchive("this channel keeps no archive")
-    try:
-        start = datetime.strptime(path.start, "%Y-%m-%d:%H-%M").replace(tzinfo=UTC)
-    except ValueError:
-        raise InvalidInput("start: not a date and time (YYYY-MM-DD:HH-MM, UTC)") from None
+    zone = subscriber_zone(guide, viewer, call.now)
+    clock = server_clock(zone)
+    instants = start_instants(path.start, clock)
     minutes = int(path.minutes)
     if not 0 < minutes <= 24 * 60:
         raise InvalidInput("minutes: from 1 to 1440")
-    if start >= call.now or start < call.now - timedelta(days=days):
-        raise NotInArchive(f"this channel's archive keeps the last {days} days, up to now (UTC)")
+    instants = [instant for instant in instants if call.now - timedelta(days=days) <= instant < call.now]
+    if not instants:
+        raise NotInArchive(f"this channel's archive keeps the last {days} days, up to now ({clock.key})")
     stream = entry.stream
     session = access.start_screen(viewer, path.password, call.address, call.now)
-    if stream.has_timeshift and stream.timeshift_url:
-        found = guide.programmes(zone_choice(viewer), [entry.channel.id], start, start + timedelta(minutes=1))
-        starting = [p for p in found.get(entry.channel.id, []) if start <= p.start < start + timedelta(minutes=1)]
-        if starting:
-            return filled(stream.timeshift_url, program_id=str(starting[0].id))
+    if stream.has_timeshift and stream.timeshift_url and zone is not None:
+        found = guide.programmes(zone, [entry.channel.id], instants[0], instants[-1] + MINUTE)
+        programme = starting_at(found.get(entry.channel.id, []), instants)
+        if programme is not None:
+            return filled(stream.timeshift_url, program_id=str(programme.id))
     if stream.archive_url:
         by_time = filled(stream.archive_url, session)
-        return by_time.replace("{utc}", str(int(start.timestamp()))).replace("{duration}", str(minutes * 60))
+        return by_time.replace("{utc}", str(int(instants[0].timestamp()))).replace("{duration}", str(minutes * 60))
     raise NotInArchive("no programme of this channel starts at that time")
+
+
+def starting_at(programmes: list[GuideProgramme], instants: list[datetime]) -> GuideProgramme | None:
+    """The earliest of `programmes` (in time order) that starts within the minute of one of `instants`."""
+    return next((p for p in programmes if any(i <= p.start < i + MINUTE for i in instants)), None)
+
+
+def start_instants(start: str, clock: ZoneInfo) -> list[datetime]:
+    """The instants a catch-up start (`YYYY-MM-DD:HH-MM` on the wall clock of `clock`) names, earlier first: one, or
+    two in the hour the clocks repeat when summer time ends (a programme starting at either plays). A time the
+    clocks skip when summer time begins names none: no programme starts then and no player writes it from the guide
+    or a clock in that zone, so it is a 400, as a malformed start is."""
+    try:
+        wall = datetime.strptime(start, TIMESHIFT_START)
+        instants = sorted({wall.replace(tzinfo=clock, fold=fold).astimezone(UTC) for fold in (0, 1)})
+        skipped = instants[0].astimezone(clock).replace(tzinfo=None) != wall
+    except (ValueError, OverflowError):  # no such date, or one beyond the calendar's ends in UTC
+        raise InvalidInput(f"start: not a date and time (YYYY-MM-DD:HH-MM, {clock.key})") from None
+    if skipped:
+        raise InvalidInput(f"start: the clocks of {clock.key} skip that time (summer time begins)")
+    return instants

@@ -55,8 +55,8 @@ class LivePath(BaseModel):
 
 
 class TimeshiftPath(LivePath):
-    """`/timeshift/{username}/{password}/{minutes}/{start}/{stream}`: the start in the server's time zone (UTC, as
-    player_api's server_info says), `YYYY-MM-DD:HH-MM`."""
+    """`/timeshift/{username}/{password}/{minutes}/{start}/{stream}`: the start in the server's time zone (the
+    subscriber's programme zone, as player_api's server_info says), `YYYY-MM-DD:HH-MM`."""
 
     minutes: Annotated[str, Field(max_length=4, pattern=r"^[0-9]{1,4}$")]
     start: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}:[0-9]{2}-[0-9]{2}$")]

@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
+from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
     from ott.registry.location import RegistryStore
@@ -21,6 +22,7 @@ __all__ = [
     "GuideSchedules",
     "GuideSummaries",
     "GuideSummary",
+    "ProgrammeZone",
     "SummaryImage",
     "ZoneChoice",
     "guide_schedules",
@@ -120,12 +122,25 @@ class ZoneChoice:
     contractor_id: int | None
 
 
+@dataclass(frozen=True)
+class ProgrammeZone:
+    """The programme zone a ZoneChoice lands in: its name (the guide keeps its days by it) and its IANA time zone,
+    the subscriber's wall clock (its local dates, and the times players show and send)."""
+
+    name: str
+    tz: ZoneInfo
+
+
 class GuideSchedules(Protocol):
+    def zone(self, choice: ZoneChoice, now: datetime) -> ProgrammeZone | None:
+        """The programme zone `choice` chooses (None: the guide has no zone for it)."""
+        ...
+
     def programmes(
-        self, choice: ZoneChoice, channel_ids: Collection[int], start: datetime, stop: datetime
+        self, zone: ProgrammeZone, channel_ids: Collection[int], start: datetime, stop: datetime
     ) -> Mapping[int, list[GuideProgramme]]:
-        """The programmes of each channel in the programme zone `choice` chooses that end after `start` and begin
-        before `stop`, in time order."""
+        """The programmes of each channel in `zone` that end after `start` and begin before `stop`, in time
+        order."""
         ...
 
     def hot_keys(self) -> list["HotKey"]:
@@ -142,22 +157,22 @@ class StoreSchedules:
         self._store = store
         self._registry = registry
 
-    def _zone(self, choice: ZoneChoice, now: datetime):
+    def zone(self, choice: ZoneChoice, now: datetime) -> ProgrammeZone | None:
         from ott.callers import Device
         from ott.tvguide.params import ZoneParams
         from ott.tvguide.service import Request
 
         params = ZoneParams.model_validate({"t": choice.territory_id, "c": choice.contractor_id})
         request = Request(self._store, self._registry, params, Device("0.0.0.0"), now)  # noqa: S104 - no address
-        return request.zone(self._store.configuration()[0])
+        found = request.zone(self._store.configuration()[0])
+        return None if found is None else ProgrammeZone(found.name, found.tz)
 
     def programmes(
-        self, choice: ZoneChoice, channel_ids: Collection[int], start: datetime, stop: datetime
+        self, zone: ProgrammeZone, channel_ids: Collection[int], start: datetime, stop: datetime
     ) -> Mapping[int, list[GuideProgramme]]:
         from ott.tvguide.zones import local_date
 
-        zone = self._zone(choice, start)
-        if zone is None or not channel_ids:
+        if not channel_ids:
             return {}
         first, last = local_date(start - timedelta(days=1), zone.tz), local_date(stop, zone.tz)
         dates = [first + timedelta(days=n) for n in range((last - first).days + 1)]
