@@ -101,17 +101,19 @@ def report_xtream_calls() -> int:
             with counting_calls(client("dynamodb")) as calls:
                 reply = request(number + 10)()
             failures += show(table, f"{name} (warm)", calls, BARS[name])
-        # A login whose territory no zone names (Королёв): its zone depends on its lineage, the registry's node of
-        # the territory, which only the login names. Login, node, days: a third call when the node is not held.
+        # A login whose territory no zone names (Королёв): its zone (the EPG's, the server's time zone) depends on its
+        # lineage, the registry's node of the territory, which only the login names. Login, node, days (the
+        # account's info: login, screens, node): a third call when the node is not held.
         elsewhere = lineage_login()
-        for state in ("stale hot items", "warm"):
-            if state == "stale hot items":
-                hot_items.forget()
-            with counting_calls(client("dynamodb")) as calls:
-                reply = api(elsewhere, action="get_short_epg", stream_id="101")()
-            if reply["statusCode"] != 200:
-                raise RuntimeError(f"get_short_epg at Королёв: {reply['body']}")
-            show(table, f"get_short_epg, lineage ({state})", calls, None)
+        for name, query in (("account info", {}), ("get_short_epg", {"action": "get_short_epg", "stream_id": "101"})):
+            for state in ("stale hot items", "warm"):
+                if state == "stale hot items":
+                    hot_items.forget()
+                with counting_calls(client("dynamodb")) as calls:
+                    reply = api(elsewhere, **query)()
+                if reply["statusCode"] != 200:
+                    raise RuntimeError(f"{name} at Королёв: {reply['body']}")
+                show(table, f"{name}, lineage ({state})", calls, None)
         audit = AuditLog(dynamo_database(), template.physical_name("AuditTable"), 1)
         channels = storage.DynamoChannelStore(dynamo_database(), template.physical_name("ChannelsTable"), audit)
         for size in SIZES:

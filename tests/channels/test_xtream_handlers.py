@@ -82,10 +82,9 @@ def moscow_time(timestamp: str | int) -> str:
 
 
 def test_the_account_s_info_is_what_xtream_servers_send_in_two_calls(demo):
-    api(action="")  # a warm function: the guide's configuration and the registry (the server's zone) are hot
-    reply, calls = calls_of(lambda: api(action=""))
+    reply, calls = calls_of(lambda: api(action=""))  # a cold function: its hot items come with the login
     info = body(reply)
-    assert calls <= 2  # issue 29's bar: the login, the account's screens
+    assert calls <= 2  # issue 29's bar: the login (with the guide's hot items: the server's zone), the screens
     user = info["user_info"]
     assert (user["username"], user["password"], user["auth"], user["status"]) == (USERNAME, PASSWORD, 1, "Active")
     assert (user["active_cons"], user["max_connections"], user["is_trial"]) == ("0", "2", "0")

@@ -144,7 +144,7 @@ class GuideSchedules(Protocol):
         ...
 
     def hot_keys(self) -> list["HotKey"]:
-        """The hot items `programmes` reads before the days (the guide's configuration, the registry's pointer): a
+        """The hot items `zone` reads (the guide's configuration, the registry's pointer) before any day is read: a
         caller whose first read is its own reads the stale ones in that call (`ott.storage.cache`, `read_along`)."""
         ...
 
