@@ -9,7 +9,8 @@ from pydantic import BaseModel
 import functions.tvguide.channels.app as channels_app
 from ott import aws as ott_aws
 from ott import keyring, observability, snapstart
-from ott.config import load_settings
+from ott.config import load_settings, reset_settings
+from ott.http import handler
 from ott.phoneconfirm.store import channel_providers
 from ott.storage.cache import CacheSettings, hot_items
 from ott.storage.database import Table
@@ -18,9 +19,11 @@ from tests.fixtures.databases import memory_database
 
 def test_a_handler_s_import_registers_the_hooks():
     assert channels_app.lambda_handler is not None
-    assert snapstart.load_before_snapshot in [hook for hook, _, _ in snapstart._before_snapshot]
-    assert snapstart.fresh_after_restore in [hook for hook, _, _ in snapstart._after_restore]
-    assert channel_providers.cache_clear in snapstart._forget_after_restore
+    loads = [hook for hook, _, _ in snapstart._before_snapshot]
+    assert {ott_aws.client, observability.tracer, handler.build_route_models} <= set(loads)
+    forgets = [hook for hook, _, _ in snapstart._after_restore]
+    expected = [snapstart.reseed_random, ott_aws.reset_clients, hot_items.forget, keyring.service_keys.cache_clear]
+    assert all(forget in forgets for forget in [*expected, reset_settings, channel_providers.cache_clear])
 
 
 def test_models_build_on_first_use_and_before_the_snapshot(aws):

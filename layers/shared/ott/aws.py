@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from ott.snapstart import forget_after_restore, load_before_snapshot
+
 _clients: dict[str, Any] = {}
 
 
@@ -33,3 +35,9 @@ def use_client(service: str, instance: Any) -> None:
 def reset_clients() -> None:
     """Forget clients (tests switch between emulated accounts)."""
     _clients.clear()
+
+
+# Before a snapshot, botocore with the DynamoDB client's service model (the session holds no connection; the
+# client goes at restore: its connections are dead and its credentials the snapshot's).
+load_before_snapshot(client, "dynamodb")
+forget_after_restore(reset_clients)

@@ -6,6 +6,8 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from ott.snapstart import forget_after_restore
+
 SettingsT = TypeVar("SettingsT", bound="EnvSettings")
 
 
@@ -23,6 +25,9 @@ def load_settings(model: type[SettingsT]) -> SettingsT:
 def reset_settings() -> None:
     """Forget parsed settings (tests and the local stack change the environment)."""
     load_settings.cache_clear()
+
+
+forget_after_restore(reset_settings)
 
 
 def key_ids(listed: str) -> frozenset[str]:

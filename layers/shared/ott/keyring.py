@@ -7,6 +7,7 @@ from functools import cache
 from typing import TypeVar
 
 from ott.aws import client
+from ott.snapstart import forget_after_restore
 
 KeysT = TypeVar("KeysT")
 
@@ -29,3 +30,6 @@ def service_keys(derive: Callable[[str], KeysT], secret_id: str) -> KeysT:
     """A service's keys, derived from its master secret once per process: every service passes them,
     as a value, from its handler to its domain functions."""
     return derive(secret_string(secret_id))
+
+
+forget_after_restore(service_keys.cache_clear)  # a rotated secret must reach a restored environment

@@ -11,7 +11,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 
-import ott.snapstart  # noqa: F401 - every function imports this module: SnapStart's hooks are registered with it
+from ott.snapstart import load_before_snapshot
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
@@ -70,6 +70,9 @@ def tracer() -> "Tracer":
 
         _tracers.append(Tracer(auto_patch=False))
     return _tracers[0]
+
+
+load_before_snapshot(tracer)  # the X-Ray SDK, in a SnapStart function's snapshot
 
 
 def trace_outgoing_calls() -> None:

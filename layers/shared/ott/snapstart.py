@@ -11,11 +11,12 @@ Before the snapshot, the function loads what every cold start would otherwise lo
 with the DynamoDB client's service model (the session, which holds no connection, stays; the client goes at
 restore), the X-Ray SDK (ott.observability) and the request and reply models of its routes.
 
-Lambda's Python runtimes provide `snapshot_restore_py`; elsewhere (tests, the local stack, benchmarks) the same
-registry is kept here, and `run_before_snapshot` / `run_after_restore` run it as the runtime would.
+Each module that loads or keeps such a thing registers its own hook (`load_before_snapshot`, `forget_after_restore`):
+this module imports nothing of the platform, so the kernel's modules below it can. Lambda's Python runtimes provide
+`snapshot_restore_py`; elsewhere (tests, the local stack, benchmarks) the same registry is kept here, and
+`run_before_snapshot` / `run_after_restore` run it as the runtime would.
 """
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -58,45 +59,22 @@ def run_after_restore() -> None:
         func(*args, **kwargs)
 
 
-def load_before_snapshot() -> None:
-    """botocore, the DynamoDB client's model and every route's pydantic models, loaded into the snapshot."""
-    from ott import aws
-    from ott.observability import tracer
-
-    tracer()  # the X-Ray SDK
-    aws.client("dynamodb")
-    handler = sys.modules.get("ott.http.handler")  # the API functions' routes (an authorizer has none)
-    for route in handler.ROUTE_DOCS.values() if handler is not None else ():
-        for model in (route.params, route.payload, route.reply):
-            if model is not None and not model.__pydantic_complete__:
-                model.model_rebuild()
-
-
-def fresh_after_restore() -> None:
-    """Nothing of the snapshot's that must be unique, fresh or connected survives into the restored process."""
-    import random
-
-    from ott import aws, keyring
-    from ott.config import reset_settings
-    from ott.storage.cache import hot_items
-
-    random.seed()  # from os.urandom
-    aws.reset_clients()
-    hot_items.forget()
-    keyring.service_keys.cache_clear()
-    reset_settings()
-    for forget in _forget_after_restore:
-        forget()
-
-
-# What modules that keep process state of their own (and are imported lazily) add: called after a restore.
-_forget_after_restore: list[Callable[[], None]] = []
+def load_before_snapshot(load: Callable[..., Any], *args: Any) -> Callable[..., Any]:
+    """`load(*args)` before the snapshot: what every cold start would otherwise load on its first request."""
+    register_before_snapshot(load, *args)
+    return load
 
 
 def forget_after_restore(forget: Callable[[], None]) -> Callable[[], None]:
-    _forget_after_restore.append(forget)
+    """`forget()` after a restore: process state that must be fresh (a module keeping some registers it)."""
+    register_after_restore(forget)
     return forget
 
 
-register_before_snapshot(load_before_snapshot)
-register_after_restore(fresh_after_restore)
+def reseed_random() -> None:
+    import random
+
+    random.seed()  # from os.urandom
+
+
+forget_after_restore(reseed_random)

@@ -16,6 +16,7 @@ from ott.http.errors import error_reply, internal_error_reply
 from ott.http.reply import render
 from ott.http.request import ApiRequest, Reply
 from ott.observability import logger, metrics, observed
+from ott.snapstart import load_before_snapshot
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,17 @@ class RouteDoc:
 
 # What each API function accepts and returns, by its handler: the OpenAPI document is generated from it.
 ROUTE_DOCS: dict[Callable[..., Any], RouteDoc] = {}
+
+
+def build_route_models() -> None:
+    """The request and reply models of the process's routes, built (pydantic's deferred build) before a snapshot."""
+    for route in ROUTE_DOCS.values():
+        for model in (route.params, route.payload, route.reply):
+            if model is not None and not model.__pydantic_complete__:
+                model.model_rebuild()
+
+
+load_before_snapshot(build_route_models)
 
 
 def api_handler(

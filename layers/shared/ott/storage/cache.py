@@ -14,6 +14,7 @@ from typing import NamedTuple
 from pydantic import Field
 
 from ott.config import EnvSettings, load_settings
+from ott.snapstart import forget_after_restore
 from ott.storage.database import Database, Key, Table
 from ott.storage.values import Item
 
@@ -146,3 +147,4 @@ def _key(key: Key) -> tuple[tuple[str, object], ...]:
 
 # The process's cache of hot items: one per warm container.
 hot_items = ItemCache()
+forget_after_restore(hot_items.forget)
