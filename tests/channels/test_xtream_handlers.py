@@ -135,11 +135,11 @@ def test_categories_and_channels_are_the_subscriber_playlist_s_with_stable_ids(d
     assert [stream["stream_id"] for stream in sports] == [105]
 
 
-def test_the_short_epg_is_now_and_next_base64_in_two_calls(demo):
+def test_the_short_epg_is_now_and_next_base64_in_one_call_in_a_warm_container(demo):
     api(action="get_short_epg", stream_id="101")
     reply, calls = calls_of(lambda: api(action="get_short_epg", stream_id="101", limit="2"))
     listings = body(reply)["epg_listings"]
-    assert calls <= 2, calls
+    assert calls == 1, calls  # the login: the channel's days are among the hot items too (a player browsing)
     assert 1 <= len(listings) <= 2
     first = listings[0]
     assert base64.b64decode(first["title"]).decode("utf-8")

@@ -70,6 +70,18 @@ def test_an_absent_item_is_cached_as_absent_and_a_cache_answers_only_for_its_dat
     assert hot_items.read(other, [block])[0]["v"] == 1  # another database's items: not the cache's
 
 
+def test_a_container_holds_only_what_it_read_within_the_last_two_bounds(database, clock):
+    """Memory: the Xtream players' EPG keeps each channel-day it reads; a busy container must not keep them all."""
+    days = table("GuideTable")
+    first, second, third = ([(days, {"pk": f"DAY#Europe/Moscow#{n:010d}", "sk": "2024-12-01"})] for n in (1, 2, 3))
+    hot_items.read(database, first)
+    clock.advance(BOUND)
+    hot_items.read(database, second)  # the first, as old as the bound, dropped
+    clock.advance(BOUND - 1)
+    hot_items.read(database, third)
+    assert hot_items.held() == [*second, *third]
+
+
 def test_a_load_waits_after_a_publish_until_no_cached_pointer_names_the_generation_it_overwrites(database, clock):
     spacing = publish_spacing()
     assert spacing > BOUND

@@ -4,6 +4,7 @@ fresh; a load waits after a publication until no request can still hold the gene
 Over memory and moto."""
 
 import io
+from datetime import date
 from functools import partial
 
 from ott.storage import Table
@@ -18,13 +19,14 @@ from tests.fixtures.stores import name
 
 ZONE = Zone(name="World/Anywhere", geo=["World/Anywhere"])
 CHANNEL = channel_id_of("one.tv")
+DAY = (ZONE.name, CHANNEL, date(2024, 12, 1))
 TABLE = Table(name("GuideTable"), "pk", "sk", ttl="ttl")
 
 
-def guide(title: str) -> bytes:
+def guide(title: str, telecast: str = "Новости") -> bytes:
     programme = (
         '<programme start="20241201100000 +0000" stop="20241201110000 +0000" channel="one.tv">'
-        "<title>Новости</title></programme>"
+        f"<title>{telecast}</title></programme>"
     )
     return f'<tv><channel id="one.tv"><display-name>{title}</display-name></channel>{programme}</tv>'.encode()
 
@@ -76,3 +78,27 @@ def test_a_load_waits_after_a_publication_for_the_requests_that_may_hold_the_gen
     clock.advance(10)
     import_guide(writer, partial(io.BytesIO, guide("Второй")), ZONE.name)
     assert waited == [publish_spacing() - 10] and publish_spacing() > BOUND
+
+
+def telecasts(store: DynamoGuideStore) -> list[str]:
+    """The titles of the channel's day as the player API reads it (`StoreSchedules.programmes`)."""
+    return [telecast.titles["und"] for telecast in store.days([DAY], hot=True)[DAY]]
+
+
+def test_a_warm_container_reads_a_channel_s_day_once_a_bound_and_a_new_generation_s_day_anew(database, clock):
+    """Issue 29's capacity bar: the Xtream players' short EPG reads the same channel's days at every browse."""
+    writer = configured(database)
+    import_guide(writer, partial(io.BytesIO, guide("Первый")), ZONE.name)
+    clock.advance(publish_spacing())
+    reader(database).configuration()  # the generation, kept from now
+    clock.advance(BOUND - 2)
+    assert telecasts(reader(database)) == ["Новости"]  # the day, kept 2 s longer than the generation
+    database.calls.clear()
+    assert telecasts(reader(database)) == ["Новости"]  # the next request of the container
+    assert database.calls == {}  # no day item read, nor the configuration
+    import_guide(writer, partial(io.BytesIO, guide("Первый", "Погода")), ZONE.name)
+    assert telecasts(reader(database)) == ["Новости"]  # the generation kept, and its day: never a mix
+    clock.advance(2)  # the generation is read again, the day kept under the one before is still young
+    database.calls.clear()
+    assert telecasts(reader(database)) == ["Погода"]
+    assert sum(database.calls.values()) == 2  # the configuration, then the new generation's day

@@ -22,9 +22,6 @@ from ott.storage.values import Item
 # views) and short enough for an operator's change to show at once to a person; at the peak, a container reads
 # each hot item once every this many seconds instead of on every request.
 DEFAULT_HOT_ITEM_SECONDS = 5.0
-# Entries a container keeps at most (about 1 KB each): past it, those too old are dropped. The registry's items
-# are read by every caller's keys (its prefixes), so a busy container would otherwise keep every key it met.
-MAX_ENTRIES = 20_000
 
 
 class CacheSettings(EnvSettings):
@@ -57,6 +54,7 @@ class ItemCache:
 
     def __init__(self) -> None:
         self._scope: object = None
+        self._pruned_at = 0.0
         self._entries: dict[tuple[Hashable, str, tuple[tuple[str, object], ...]], Cached] = {}
 
     def read(
@@ -116,9 +114,12 @@ class ItemCache:
             return
         if database.scope is not self._scope:
             self._scope, self._entries = database.scope, {}
-        if len(self._entries) >= MAX_ENTRIES:
-            now = database.clock()
+        now = database.clock()
+        # Those too old dropped every bound: a container holds what it read lately, not every key it met (the
+        # registry's prefixes of every caller, the guide's days of every channel a player browsed).
+        if not 0 <= now - self._pruned_at < bound:
             self._entries = {name: entry for name, entry in self._entries.items() if now - entry.read_at < bound}
+            self._pruned_at = now
         self._entries[(tag, table.name, _key(key))] = Cached(table, key, item, read_at)
 
     def held(self) -> list[tuple[Table, Key]]:

@@ -278,13 +278,26 @@ class DynamoGuideStore:
 
     # ---- schedules
 
-    def days(self, keys: Collection[DayKey]) -> dict[DayKey, list[GuideTelecast]]:
+    def days(self, keys: Collection[DayKey], *, hot: bool = False) -> dict[DayKey, list[GuideTelecast]]:
+        """`hot`: the day items kept among the container's hot items (when this store reads hot), per generation."""
         wanted = {(day_key(zone, channel), day.isoformat()): (zone, channel, day) for zone, channel, day in keys}
+        day_keys = [{"pk": pk, "sk": sk} for pk, sk in wanted]
+        items = self._hot_days(day_keys) if hot and self._cached() else self._pinned_get(day_keys, DAY_FIELDS)
         found = {}
-        for item in self._pinned_get([{"pk": pk, "sk": sk} for pk, sk in wanted], DAY_FIELDS):
+        for item in items:
             key = wanted[(item["pk"], item["sk"])]
             found[key] = self._telecasts(item, key[0], key[1])
         return found
+
+    def _hot_days(self, keys: list[Key]) -> list[Item]:
+        """The day items at `keys` from the container's hot items, those not kept or older than HOT_ITEM_SECONDS
+        read in one call, kept under the pinned generation (as the channel rows): a request never takes days of one
+        generation with the configuration of another, and sees a new import's days as soon as its generation."""
+        if self._pinned is None:
+            self.configuration()  # a hot item too: the generation to read under, no call of its own while fresh
+        tag = (HOT_TAG, (self._pinned or Generation()).gen)
+        items = hot_items.read(self._database, [(self._table, key) for key in keys], tag, batch=True)
+        return self._visible([item for item in items if item is not None], DAY_FIELDS)
 
     def channel_days(self, zone: str, channel_id: int, dates: Collection[date]) -> dict[date, list[GuideTelecast]]:
         """One Query from the first to the last date (an item per day, a week is far below a page)."""

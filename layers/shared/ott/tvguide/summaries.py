@@ -150,8 +150,8 @@ class GuideSchedules(Protocol):
 
 
 class StoreSchedules:
-    """GuideSchedules over the guide's store: the zone from the configuration (kept hot by the process), the days
-    in one BatchGetItem."""
+    """GuideSchedules over the guide's store: the zone from the configuration, the days of a channel kept hot by the
+    process too (a player browsing reads the same few days again and again), those stale in one BatchGetItem."""
 
     def __init__(self, store: "GuideStore", registry: "RegistryStore") -> None:
         self._store = store
@@ -179,7 +179,7 @@ class StoreSchedules:
         keys = [(zone.name, channel, day) for channel in set(channel_ids) for day in dates]
         found: dict[int, list[GuideProgramme]] = {channel: [] for channel in channel_ids}
         seen: set[int] = set()
-        for telecasts in self._store.days(keys).values():
+        for telecasts in self._store.days(keys, hot=True).values():
             for telecast in telecasts:
                 end = telecast.start + timedelta(seconds=telecast.duration)
                 if end <= start or telecast.start >= stop or telecast.id in seen:
