@@ -99,8 +99,9 @@ def operation(route: Route, doc: Any, method: str, schema_of: dict, refs: dict) 
             responses[str(status)] = {"description": "redirect", "headers": {**DATE_HEADER, **LOCATION_HEADER}}
     if doc.reply is not None:
         responses[str(doc.success_status)] = reply("success", content_type, schema_of[doc.reply])
-    elif doc.content_type:
-        responses[str(doc.success_status)] = reply("success", doc.content_type, {"type": "string"})
+    elif doc.content_type:  # a page, a playlist; JSON of no one model: the Xtream player API's, shaped by its action
+        body = {} if doc.content_type == CONTENT_TYPES["json"].split(";")[0] else {"type": "string"}
+        responses[str(doc.success_status)] = reply("success", doc.content_type, body)
     elif doc.success_status == 204:
         responses["204"] = {"description": "success, no content", "headers": DATE_HEADER}
     parameters = [*query_parameters(doc.params), *path_parameters(route.path)]
