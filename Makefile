@@ -67,10 +67,10 @@ sam-local: $(INSTALLED) $(SAM)
 	PORT=$(PORT) $(BIN)/python -m local.sam_local
 
 ## test: every check: the static ones (ruff, cfn-lint, mypy, checkov, sam validate --lint and sam build) run while every
-## test runs (two workers: unit, integration against moto, the local stack over HTTP); their output, in
-## .static-checks.log, is shown when one of them fails
+## test runs (two workers: unit, integration against moto, the local stack over HTTP), niced so that they fill the
+## time the tests wait rather than slow them; their output, in .static-checks.log, is shown when one of them fails
 test: $(INSTALLED) $(SAM) $(CHECKOV)
-	@$(MAKE) --no-print-directory static > .static-checks.log 2>&1 & checks=$$!; \
+	@nice -n 10 $(MAKE) --no-print-directory static > .static-checks.log 2>&1 & checks=$$!; \
 	$(MAKE) --no-print-directory pytest; tests=$$?; \
 	wait $$checks; static=$$?; \
 	if [ $$static -eq 0 ]; then echo "static checks passed: ruff, cfn-lint, mypy, checkov, sam validate --lint, sam build"; \
