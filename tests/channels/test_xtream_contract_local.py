@@ -9,22 +9,11 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance, unsupported_method
 
 from local.seed import demo_xtream_login
-from tests.fixtures.stack import RunningStack
 
 pytestmark = pytest.mark.slow  # schemathesis sends hundreds of requests
 
-API = schemathesis.pytest.from_fixture("xtream_schema")
+API = schemathesis.pytest.from_fixture("scratch_schema")
 LOGIN = dict(zip(("username", "password"), demo_xtream_login(), strict=True))
-
-
-@pytest.fixture(scope="module")
-def xtream_stack(scratch_stack) -> RunningStack:
-    return scratch_stack
-
-
-@pytest.fixture(scope="module")
-def xtream_schema(xtream_stack):
-    return schemathesis.openapi.from_url(f"{xtream_stack.url}/openapi.json")
 
 
 @API.include(path_regex="^/((player_api|get|xmltv)\\.php|live/|timeshift/)").parametrize()

@@ -12,26 +12,16 @@ from tests.fixtures.stack import RunningStack
 
 pytestmark = pytest.mark.slow  # schemathesis sends hundreds of requests
 
-API = schemathesis.pytest.from_fixture("staff_schema")
+API = schemathesis.pytest.from_fixture("scratch_schema")
 
 
 @pytest.fixture(scope="module")
-def staff_stack(scratch_stack) -> RunningStack:
-    return scratch_stack
-
-
-@pytest.fixture(scope="module")
-def staff_schema(staff_stack):
-    return schemathesis.openapi.from_url(f"{staff_stack.url}/openapi.json")
-
-
-@pytest.fixture(scope="module")
-def chief(staff_stack):
+def chief(scratch_stack: RunningStack):
     """The demo staff member with every area, signed in through the console's public client (PKCE)."""
     from local.sign_in import access_token
 
-    console = f"{staff_stack.url}/console/"
-    token = access_token(staff_stack.url, "staff-console", None, "chief@example.com", "chief-password", console)
+    console = f"{scratch_stack.url}/console/"
+    token = access_token(scratch_stack.url, "staff-console", None, "chief@example.com", "chief-password", console)
     return {"Authorization": f"Bearer {token}"}
 
 
